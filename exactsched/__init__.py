@@ -1,0 +1,55 @@
+"""exactsched: optimal and heuristic schedules of task graphs on networked processors.
+
+The public API is re-exported here; the ``topologies``, ``models`` and
+``heuristics`` packages hold networks, exact formulations and listing
+heuristics. Data flows one way: instance -> :class:`Problem` -> method ->
+:class:`Result` / :class:`Schedule` -> :func:`validate`, metrics, reports.
+
+Examples
+--------
+>>> import exactsched
+>>> problem = exactsched.load_instance("examples/topcuoglu2002.json")
+>>> result = exactsched.solve(problem, "heft")
+>>> result.makespan, exactsched.validate(problem, result.schedule)
+(80, [])
+"""
+
+from exactsched.bounds import lower_bound, lower_bounds
+from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
+from exactsched.instance import load_instance, parse_instance
+from exactsched.metrics import failed, minimal_serial_time, schedule_length_ratio, speedup
+from exactsched.problem import Problem
+from exactsched.registry import MethodInfo, available_methods, get_method, register, solve
+from exactsched.result import Result, Status
+from exactsched.schedule import Placement, Schedule, load_schedule
+from exactsched.validate import assert_valid, validate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InstanceError",
+    "InstanceWarning",
+    "MethodError",
+    "MethodInfo",
+    "Placement",
+    "Problem",
+    "Result",
+    "Schedule",
+    "ScheduleError",
+    "Status",
+    "assert_valid",
+    "available_methods",
+    "failed",
+    "get_method",
+    "load_instance",
+    "load_schedule",
+    "lower_bound",
+    "lower_bounds",
+    "minimal_serial_time",
+    "parse_instance",
+    "register",
+    "schedule_length_ratio",
+    "solve",
+    "speedup",
+    "validate",
+]

@@ -1,0 +1,49 @@
+"""Quality metrics of a schedule (McSweeney's report, sec. 4.1).
+
+References
+----------
+.. [1] T. McSweeney, "Scheduling with precedence constraints in high-performance
+   computing", PhD continuation report, University of Manchester, 2019, sec. 4.1.
+"""
+
+from __future__ import annotations
+
+from exactsched.bounds import optimistic_critical_path
+from exactsched.problem import Problem
+
+__all__ = ["minimal_serial_time", "speedup", "schedule_length_ratio", "failed"]
+
+
+def minimal_serial_time(problem: Problem) -> float:
+    """Least total time of running every task on one processor ([1]_, MST).
+
+    Only processors every task may use count; ``inf`` if there is none.
+    Isolation and order pairs are always satisfiable by one processor.
+
+    Examples
+    --------
+    >>> minimal_serial_time(Problem.from_lists([[2, 4], [3, 1]]))
+    5.0
+    """
+    usable = problem.allowed.all(axis=0)
+    if not usable.any():
+        return float("inf")
+    return float(problem.cost[:, usable].sum(axis=0).min())
+
+
+def speedup(problem: Problem, makespan: float) -> float:
+    """Minimal serial time over makespan (larger is better)."""
+    return minimal_serial_time(problem) / makespan if makespan > 0 else float("inf")
+
+
+def schedule_length_ratio(problem: Problem, makespan: float) -> float:
+    """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1)."""
+    cp = optimistic_critical_path(problem)
+    return makespan / cp if cp > 0 else (1.0 if makespan == 0 else float("inf"))
+
+
+def failed(problem: Problem, makespan: float) -> bool:
+    """Whether the makespan exceeds the minimal serial time ([1]_: a "failure")."""
+    return bool(makespan > minimal_serial_time(problem) * (1 + 1e-12))
+
+

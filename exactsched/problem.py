@@ -1,0 +1,379 @@
+"""The immutable, array-based scheduling problem every method reads.
+
+A :class:`Problem` holds one instance of the format ``exactsched/instance@1``
+(see ``docs/instance-format.md``) in the form methods need for speed:
+
+* ``cost``: an ``n x P`` float array, ``inf`` where a task may not run
+  (affinity), and ``allowed``, the matching boolean mask;
+* ``hops``: the ``P x P`` hop matrix of the network topology;
+* *arcs*: every precedence constraint, i.e. the data edges followed by the order
+  pairs that do not repeat an edge, as arrays ``arc_src``, ``arc_dst`` and
+  ``arc_unit``.  The communication cost of arc ``a`` from processor ``p`` to
+  ``q`` is ``arc_unit[a] * hops[p, q]`` (``latency + data / bandwidth`` per hop
+  for an edge, 0 for an order pair), see :meth:`Problem.comm`;
+* CSR adjacency: the arcs entering task ``j`` are
+  ``pred_arcs[pred_ptr[j]:pred_ptr[j + 1]]`` and those leaving ``i`` are
+  ``succ_arcs[succ_ptr[i]:succ_ptr[i + 1]]``;
+* isolation partners in the same CSR form (``iso_ptr``, ``iso_partners``).
+
+Build problems with :func:`exactsched.load_instance`,
+:meth:`Problem.from_json`, :meth:`Problem.from_networkx` or
+:meth:`Problem.from_lists`; all of them go through one validator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Problem"]
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _csr(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group the indices ``0..len(keys)-1`` by ``keys`` (stable)."""
+    order = np.argsort(keys, kind="stable").astype(np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return _frozen(ptr), _frozen(order)
+
+
+class Problem:
+    """A validated scheduling problem: a task DAG on a networked platform.
+
+    Do not call the constructor directly; use :func:`exactsched.load_instance`
+    or one of the ``from_*`` class methods, which validate their input.
+
+    Attributes
+    ----------
+    name : str
+        Free text from the instance.
+    task_ids, proc_ids, proc_types : tuple of str
+        Tasks and processors in document order; index ``i`` of every array.
+    cost : numpy.ndarray
+        ``(n, P)`` execution times, ``inf`` outside a task's affinity.
+    allowed : numpy.ndarray
+        ``(n, P)`` boolean mask of the processors each task may run on.
+    hops : numpy.ndarray
+        ``(P, P)`` hop matrix of the topology (zero diagonal).
+    latency, bandwidth : float
+        Network parameters: one hop of an edge carrying ``data`` costs
+        ``latency + data / bandwidth``.
+    edge_src, edge_dst, edge_data : numpy.ndarray
+        The data edges in document order.
+    order_src, order_dst : numpy.ndarray
+        The order pairs (duplicates removed, document order kept).
+    iso_a, iso_b : numpy.ndarray
+        The isolation pairs (duplicates removed).
+    arc_src, arc_dst, arc_unit : numpy.ndarray
+        All precedence arcs: the edges, then the order pairs that repeat no edge;
+        ``arc_unit`` is the communication cost per hop (0 for order pairs).
+    topological_order : numpy.ndarray
+        A topological order of the tasks; ties go to the smaller task index.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([3, 2, 4], [(0, 1, 5), (0, 2, 1)], n_processors=2)
+    >>> p.n_tasks, p.n_processors, p.n_edges
+    (3, 2, 3)
+    >>> p.comm(0, 0, 1)
+    5.0
+    >>> p.predecessors(1).tolist()
+    [0]
+    """
+
+    __slots__ = (
+        "name",
+        "task_ids",
+        "proc_ids",
+        "proc_types",
+        "task_index",
+        "proc_index",
+        "network",
+        "topology",
+        "hops",
+        "latency",
+        "bandwidth",
+        "cost",
+        "allowed",
+        "edge_src",
+        "edge_dst",
+        "edge_data",
+        "order_src",
+        "order_dst",
+        "iso_a",
+        "iso_b",
+        "arc_src",
+        "arc_dst",
+        "arc_unit",
+        "pred_ptr",
+        "pred_arcs",
+        "succ_ptr",
+        "succ_arcs",
+        "iso_ptr",
+        "iso_partners",
+        "topological_order",
+        "_json",
+    )
+
+    def __init__(self, **fields: Any) -> None:
+        for key, value in fields.items():
+            if isinstance(value, np.ndarray):
+                value = _frozen(value)
+            object.__setattr__(self, key, value)
+        n = len(self.task_ids)
+        both = np.concatenate([self.iso_a, self.iso_b])
+        partners = np.concatenate([self.iso_b, self.iso_a])
+        iso_ptr, order = _csr(both, n)
+        derived = {
+            **dict(zip(("pred_ptr", "pred_arcs"), _csr(self.arc_dst, n), strict=True)),
+            **dict(zip(("succ_ptr", "succ_arcs"), _csr(self.arc_src, n), strict=True)),
+            "iso_ptr": iso_ptr,
+            "iso_partners": _frozen(partners[order]),
+        }
+        for key, value in derived.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("Problem is immutable")
+
+    # ---- construction -------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any]) -> Problem:
+        """Validate an instance document (a parsed JSON object) into a problem.
+
+        Raises
+        ------
+        InstanceError
+            With a one-line message naming the key, task or edge at fault.
+        """
+        from exactsched.instance import parse_instance
+
+        return parse_instance(document)
+
+    @classmethod
+    def from_lists(
+        cls,
+        costs: Sequence[float] | Sequence[Sequence[float]],
+        edges: Sequence[tuple[int, int, float]] | Sequence[tuple[int, int]] = (),
+        *,
+        n_processors: int | None = None,
+        network: Mapping[str, Any] | None = None,
+        order: Sequence[tuple[int, int]] = (),
+        isolation: Sequence[tuple[int, int]] = (),
+        affinity: Mapping[int, Sequence[int]] | None = None,
+        name: str = "",
+    ) -> Problem:
+        """Build a problem from plain Python lists, tasks and processors by index.
+
+        Parameters
+        ----------
+        costs : sequence
+            One number per task (same on every processor, then ``n_processors`` is
+            required) or one row of ``P`` numbers per task.
+        edges : sequence of tuple
+            ``(src, dst)`` or ``(src, dst, data)`` with task indices.
+        n_processors : int, optional
+            Number of processors when ``costs`` is one number per task.
+        network : mapping, optional
+            The ``platform.network`` object of the instance format.
+        order, isolation : sequence of tuple
+            Order and isolation pairs, by task index.
+        affinity : mapping, optional
+            Task index -> allowed processor indices.
+        name : str
+            Free text.
+
+        Examples
+        --------
+        >>> Problem.from_lists([[1, 2], [3, 4]], [(0, 1, 2)]).cost.tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+        """
+        rows = list(costs)
+        if n_processors is None:
+            if not rows or not isinstance(rows[0], Sequence):
+                raise TypeError("n_processors is required when costs are scalars")
+            n_processors = len(rows[0])
+        procs = [{"id": f"p{k}"} for k in range(n_processors)]
+        tasks: list[dict[str, Any]] = []
+        for i, cost in enumerate(rows):
+            task: dict[str, Any] = {"id": f"t{i}", "cost": list(cost) if isinstance(cost, Sequence) else cost}
+            if affinity and i in affinity:
+                task["processors"] = [f"p{k}" for k in affinity[i]]
+            tasks.append(task)
+        doc: dict[str, Any] = {
+            "format": "exactsched/instance@1",
+            "name": name,
+            "platform": {"processors": procs},
+            "tasks": tasks,
+            "edges": [
+                {"src": f"t{e[0]}", "dst": f"t{e[1]}", "data": e[2] if len(e) > 2 else 0}
+                for e in edges
+            ],
+        }
+        if network is not None:
+            doc["platform"]["network"] = dict(network)
+        if order:
+            doc["order"] = [[f"t{a}", f"t{b}"] for a, b in order]
+        if isolation:
+            doc["isolation"] = [[f"t{a}", f"t{b}"] for a, b in isolation]
+        return cls.from_json(doc)
+
+    @classmethod
+    def from_networkx(
+        cls, graph: Any, platform: Mapping[str, Any], *, name: str | None = None
+    ) -> Problem:
+        """Build a problem from a ``networkx.DiGraph`` and an instance ``platform``.
+
+        Node attributes: ``cost`` (required, any form of the instance format) and
+        ``processors`` (affinity). Edge attributes: ``data`` (default 0); an edge
+        with ``kind="order"`` is an order pair. The graph attribute
+        ``isolation`` may list isolation pairs. Node names become task ids
+        (converted with ``str``).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> g = nx.DiGraph()
+        >>> g.add_node("a", cost=2); g.add_node("b", cost=3)
+        >>> g.add_edge("a", "b", data=4)
+        >>> Problem.from_networkx(g, {"processors": [{"id": "p"}, {"id": "q"}]}).n_edges
+        1
+        """
+        tasks = []
+        for node, attrs in graph.nodes(data=True):
+            task = {"id": str(node), "cost": attrs.get("cost")}
+            if "processors" in attrs:
+                task["processors"] = attrs["processors"]
+            tasks.append(task)
+        edges, order = [], []
+        for u, v, attrs in graph.edges(data=True):
+            if attrs.get("kind") == "order":
+                order.append([str(u), str(v)])
+            else:
+                edges.append({"src": str(u), "dst": str(v), "data": attrs.get("data", 0)})
+        doc: dict[str, Any] = {
+            "format": "exactsched/instance@1",
+            "name": name if name is not None else str(graph.graph.get("name", "")),
+            "platform": dict(platform),
+            "tasks": tasks,
+            "edges": edges,
+        }
+        if order:
+            doc["order"] = order
+        if graph.graph.get("isolation"):
+            doc["isolation"] = [[str(a), str(b)] for a, b in graph.graph["isolation"]]
+        return cls.from_json(doc)
+
+    # ---- sizes and views ----------------------------------------------------------
+
+    @property
+    def n_tasks(self) -> int:
+        """Number of tasks ``n``."""
+        return len(self.task_ids)
+
+    @property
+    def n_processors(self) -> int:
+        """Number of processors ``P``."""
+        return len(self.proc_ids)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of precedence arcs (data edges plus distinct order pairs)."""
+        return len(self.arc_src)
+
+    def predecessors(self, task: int) -> np.ndarray:
+        """Indices of the tasks with an arc into ``task``."""
+        return self.arc_src[self.pred_arcs[self.pred_ptr[task] : self.pred_ptr[task + 1]]]
+
+    def successors(self, task: int) -> np.ndarray:
+        """Indices of the tasks with an arc out of ``task``."""
+        return self.arc_dst[self.succ_arcs[self.succ_ptr[task] : self.succ_ptr[task + 1]]]
+
+    def isolation_partners(self, task: int) -> np.ndarray:
+        """Indices of the tasks that must not overlap ``task`` in time."""
+        return self.iso_partners[self.iso_ptr[task] : self.iso_ptr[task + 1]]
+
+    def comm(self, arc: int, p: int, q: int) -> float:
+        """Communication delay of ``arc`` from processor ``p`` to ``q`` (0 if equal)."""
+        return float(self.arc_unit[arc] * self.hops[p, q])
+
+    def comm_matrix(self, arc: int) -> np.ndarray:
+        """``(P, P)`` communication delays of ``arc`` for every processor pair."""
+        return self.arc_unit[arc] * self.hops
+
+    def allowed_processors(self, task: int) -> np.ndarray:
+        """Indices of the processors ``task`` may run on."""
+        return np.flatnonzero(self.allowed[task])
+
+    @property
+    def entry_tasks(self) -> np.ndarray:
+        """Tasks without predecessors."""
+        return np.flatnonzero(np.diff(self.pred_ptr) == 0)
+
+    @property
+    def exit_tasks(self) -> np.ndarray:
+        """Tasks without successors."""
+        return np.flatnonzero(np.diff(self.succ_ptr) == 0)
+
+    @property
+    def is_integral(self) -> bool:
+        """Whether every execution time and communication delay is an integer."""
+        finite = self.cost[self.allowed]
+        if not np.all(finite == np.round(finite)):
+            return False
+        delays = np.multiply.outer(self.arc_unit, np.unique(self.hops)).ravel()
+        return bool(np.all(delays == np.round(delays)))
+
+    def mean_cost(self) -> np.ndarray:
+        """Mean execution time of each task over the processors it may run on."""
+        return np.where(self.allowed, self.cost, 0.0).sum(axis=1) / self.allowed.sum(axis=1)
+
+    def min_cost(self) -> np.ndarray:
+        """Least execution time of each task over the processors it may run on."""
+        return self.cost.min(axis=1)
+
+    def ccr(self) -> float:
+        """Communication-to-computation ratio: mean edge delay over mean task cost.
+
+        The mean edge delay averages ``comm`` over ordered pairs of distinct
+        processors; 0 with one processor or no edges.
+        """
+        n_procs = self.n_processors
+        if n_procs < 2 or len(self.edge_src) == 0:
+            return 0.0
+        mean_hops = self.hops.sum() / (n_procs * (n_procs - 1))
+        unit = self.arc_unit[: len(self.edge_src)]
+        mean_work = float(self.mean_cost().mean())
+        return float(unit.mean() * mean_hops / mean_work) if mean_work > 0 else float("inf")
+
+    # ---- output -------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The instance document, equal to the one this problem was read from.
+
+        Keys that were absent stay absent; order pairs and isolation pairs are
+        written without duplicates.
+        """
+        import copy
+
+        return copy.deepcopy(self._json)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and self._json == other._json
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.task_ids, self.proc_ids, len(self.arc_src)))
+
+    def __repr__(self) -> str:
+        return (
+            f"Problem(name={self.name!r}, tasks={self.n_tasks}, arcs={self.n_edges}, "
+            f"processors={self.n_processors}, topology={self.network.get('topology')!r})"
+        )

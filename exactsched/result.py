@@ -1,0 +1,102 @@
+"""The one result object every method returns, exact or heuristic."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from exactsched.schedule import Schedule, _tidy
+
+__all__ = ["Status", "Result", "relative_gap"]
+
+
+class Status(str, Enum):
+    """What a method knows about its answer.
+
+    Members
+    -------
+    OPTIMAL
+        The makespan is proven optimal (``lower_bound == makespan``).
+    FEASIBLE
+        A valid schedule; its optimality is not proven (heuristics always say this).
+    INFEASIBLE
+        Proven that no valid schedule exists (affinity with isolation can do this).
+    UNKNOWN
+        No schedule and no proof, e.g. the time limit ran out first.
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def relative_gap(makespan: float | None, lower_bound: float | None) -> float | None:
+    """``(makespan - lower_bound) / makespan``, 0 when both are 0, None if either is missing.
+
+    Examples
+    --------
+    >>> relative_gap(80, 72)
+    0.1
+    >>> relative_gap(0, 0)
+    0.0
+    """
+    if makespan is None or lower_bound is None:
+        return None
+    if makespan <= 0:
+        return 0.0
+    return max(0.0, (makespan - lower_bound) / makespan)
+
+
+@dataclass(frozen=True)
+class Result:
+    """Outcome of running one method on one problem.
+
+    Attributes
+    ----------
+    method : str
+        Registry name of the method.
+    status : Status
+    schedule : Schedule or None
+        The best schedule found (None when infeasible or unknown).
+    makespan : float or None
+        Makespan of ``schedule`` on the original data.
+    lower_bound : float or None
+        A proven lower bound on the optimal makespan.
+    seconds : float
+        Wall-clock time of the method.
+    stats : mapping
+        Method-specific statistics (solver branches, options used, ...).
+    """
+
+    method: str
+    status: Status
+    schedule: Schedule | None
+    makespan: float | None
+    lower_bound: float | None
+    seconds: float
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap ``(makespan - lower_bound) / makespan`` (see :func:`relative_gap`)."""
+        return relative_gap(self.makespan, self.lower_bound)
+
+    def to_json(self) -> dict[str, Any]:
+        """The schedule document plus ``method``, ``status``, bound, gap and seconds."""
+        extra: dict[str, Any] = {
+            "method": self.method,
+            "status": self.status.value,
+            "lower_bound": None if self.lower_bound is None else _tidy(self.lower_bound),
+            "gap": self.gap,
+            "seconds": round(self.seconds, 6),
+            "stats": dict(self.stats),
+        }
+        if self.schedule is None:
+            return {"format": "exactsched/schedule@1", "makespan": None, **extra, "tasks": []}
+        return self.schedule.to_json(**extra)

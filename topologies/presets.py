@@ -1,0 +1,162 @@
+"""Ready-made CPU-GPU platforms from the literature.
+
+Each preset is a dict in the ``platform`` form of the instance format: CPU cores
+``"c0"``, ``"c1"``, ... of type ``"cpu"`` first, then GPUs ``"g0"``, ``"g1"``, ... of
+type ``"gpu"``, on an ``accelerated-node`` network (CPU cores share memory, so
+CPU-CPU transfers are free; every other transfer costs one hop). Following the
+sources, every CPU core is one processor and every whole GPU is one processor.
+
+==================== ===== ===== =====================================================
+name                 CPUs  GPUs  source
+==================== ===== ===== =====================================================
+``hoft-single-gpu``      7     1 McSweeney, Walton and Zounon (2020), "Single GPU" [1]_
+``hoft-multi-gpu``      28     4 McSweeney, Walton and Zounon (2020), "Multiple GPU" [1]_
+``titan``               16     1 one Titan node, McSweeney (2019), section 3.1 [2]_
+``summit``              44     6 one Summit node, McSweeney (2019), section 3.1 [2]_
+==================== ===== ===== =====================================================
+
+References
+----------
+.. [1] T. McSweeney, N. Walton and M. Zounon, "An Efficient New Static Scheduling
+   Heuristic for Accelerated Architectures", ICCS 2020, LNCS 12137, pp. 3-16,
+   doi:10.1007/978-3-030-50371-0_1.
+.. [2] T. McSweeney, "Scheduling with Precedence Constraints in High-Performance
+   Computing", second-year PhD continuation report, School of Mathematics,
+   University of Manchester, 19 August 2019.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["PLATFORM_PRESETS", "cpu_gpu_platform", "platform_preset"]
+
+# name -> (CPU processors, GPU processors)
+_COUNTS: dict[str, tuple[int, int]] = {
+    # [1], section 3: "Single GPU, comprising 1 GPU and 1 octacore CPU ... a CPU core is
+    # dedicated to managing each of the GPUs ... 7 CPU and 1 GPU resources".
+    "hoft-single-gpu": (7, 1),
+    # [1], section 3: "Multiple GPU, comprising 4 GPUs and 4 octacore CPUs ... 28 CPU
+    # and 4 GPU resources" (4 x 8 cores, one per GPU dedicated to managing it).
+    "hoft-multi-gpu": (28, 4),
+    # [2], section 3.1: a Titan node has "a 16-core AMD Opteron CPU and a NVIDIA
+    # Kepler K20X GPU".
+    "titan": (16, 1),
+    # [2], section 3.1: a Summit node has "two 22-core IBM Power9 CPUs and six NVIDIA
+    # V100 GPUs"; section 1 counts it as "forty-four PUs of CPU-type and just six of
+    # GPU-type".
+    "summit": (44, 6),
+}
+
+#: One-line description, with its source, of each preset name.
+PLATFORM_PRESETS: Mapping[str, str] = MappingProxyType(
+    {
+        "hoft-single-gpu": (
+            "7 CPU cores + 1 GPU: the 'Single GPU' platform (one octacore CPU, one core "
+            "managing the GPU) of McSweeney, Walton, Zounon, ICCS 2020"
+        ),
+        "hoft-multi-gpu": (
+            "28 CPU cores + 4 GPUs: the 'Multiple GPU' platform (four octacore CPUs, one "
+            "core per GPU managing it) of McSweeney, Walton, Zounon, ICCS 2020"
+        ),
+        "titan": (
+            "16 CPU cores + 1 GPU: one Titan node (16-core AMD Opteron, NVIDIA K20X), "
+            "McSweeney, PhD continuation report 2019, section 3.1"
+        ),
+        "summit": (
+            "44 CPU cores + 6 GPUs: one Summit node (two 22-core IBM Power9, six NVIDIA "
+            "V100), McSweeney, PhD continuation report 2019, section 3.1"
+        ),
+    }
+)
+
+
+def cpu_gpu_platform(n_cpus: int, n_gpus: int) -> dict[str, Any]:
+    """A single accelerated node with `n_cpus` CPU cores and `n_gpus` GPUs.
+
+    Parameters
+    ----------
+    n_cpus, n_gpus : int
+        Non-negative counts, not both zero.
+
+    Returns
+    -------
+    dict
+        The ``platform`` object: processors ``c0 .. c{n_cpus-1}`` of type ``"cpu"``
+        then ``g0 .. g{n_gpus-1}`` of type ``"gpu"``, and the network
+        ``{"topology": "accelerated-node"}``.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or not an integer, or both are zero.
+
+    Examples
+    --------
+    >>> cpu_gpu_platform(2, 1)  # doctest: +NORMALIZE_WHITESPACE
+    {'processors': [{'id': 'c0', 'type': 'cpu'}, {'id': 'c1', 'type': 'cpu'},
+                    {'id': 'g0', 'type': 'gpu'}],
+     'network': {'topology': 'accelerated-node'}}
+    """
+    for what, n in (("n_cpus", n_cpus), ("n_gpus", n_gpus)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"{what} must be a non-negative integer, got {n!r}")
+    if n_cpus + n_gpus == 0:
+        raise ValueError("a platform needs at least one processor")
+    processors = [{"id": f"c{k}", "type": "cpu"} for k in range(n_cpus)]
+    processors += [{"id": f"g{k}", "type": "gpu"} for k in range(n_gpus)]
+    return {"processors": processors, "network": {"topology": "accelerated-node"}}
+
+
+def platform_preset(name: str) -> dict[str, Any]:
+    """The ``platform`` object of a named CPU-GPU node from the literature.
+
+    Parameters
+    ----------
+    name : str
+        One of ``PLATFORM_PRESETS``: ``"hoft-single-gpu"`` and ``"hoft-multi-gpu"``
+        (7 + 1 and 28 + 4 processors, from [1]_), ``"titan"`` and ``"summit"``
+        (16 + 1 and 44 + 6 processors, from section 3.1 of [2]_).
+
+    Returns
+    -------
+    dict
+        A fresh dict (safe to modify) as built by :func:`cpu_gpu_platform`.
+
+    Raises
+    ------
+    ValueError
+        If `name` is not a preset; the message lists the known names.
+
+    Examples
+    --------
+    >>> platform = platform_preset("hoft-single-gpu")
+    >>> [p["id"] for p in platform["processors"]]
+    ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'g0']
+    >>> platform["network"]
+    {'topology': 'accelerated-node'}
+    >>> sorted(PLATFORM_PRESETS)
+    ['hoft-multi-gpu', 'hoft-single-gpu', 'summit', 'titan']
+
+    Notes
+    -----
+    The HOFT platforms of [1]_ dedicate one CPU core to managing each GPU, so an
+    octacore CPU contributes 7 CPU processors next to its GPU. The continuation
+    report [2]_ counts every core of a Titan or Summit node and reserves none;
+    the presets follow each source as written.
+
+    References
+    ----------
+    .. [1] T. McSweeney, N. Walton and M. Zounon, "An Efficient New Static
+       Scheduling Heuristic for Accelerated Architectures", ICCS 2020, LNCS 12137,
+       pp. 3-16, doi:10.1007/978-3-030-50371-0_1.
+    .. [2] T. McSweeney, "Scheduling with Precedence Constraints in High-Performance
+       Computing", second-year PhD continuation report, University of Manchester,
+       2019.
+    """
+    if not isinstance(name, str) or name not in _COUNTS:
+        known = ", ".join(sorted(_COUNTS))
+        raise ValueError(f"unknown platform preset {name!r}; known: {known}")
+    return cpu_gpu_platform(*_COUNTS[name])
