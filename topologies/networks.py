@@ -145,6 +145,8 @@ def _check_hops(hops: object, n: int | None = None) -> np.ndarray:
     if isinstance(hops, np.ndarray):
         if hops.ndim == 2 and hops.dtype.kind in "iuf" and hops.shape[0] == hops.shape[1]:
             arr = hops.astype(np.float64, copy=True)
+            if arr.shape[0] == 0:
+                raise TopologyError("hops", "expected a non-empty list of rows, got []")
             if n is not None and arr.shape[0] != n:
                 raise TopologyError(
                     "hops", f"expected {n} rows (one per processor), got {arr.shape[0]}"

@@ -1,0 +1,7 @@
+"""``python -m exactsched`` runs the command line."""
+
+import sys
+
+from exactsched.cli import main
+
+sys.exit(main())
