@@ -81,7 +81,7 @@ class Problem:
     --------
     >>> p = Problem.from_lists([3, 2, 4], [(0, 1, 5), (0, 2, 1)], n_processors=2)
     >>> p.n_tasks, p.n_processors, p.n_edges
-    (3, 2, 3)
+    (3, 2, 2)
     >>> p.comm(0, 0, 1)
     5.0
     >>> p.predecessors(1).tolist()
