@@ -125,6 +125,7 @@ def random_instance(
     affinity: float = 0.0,
     integral: bool = True,
     latency: float = 0.0,
+    max_in_degree: int = 3,
     seed: int | np.random.Generator | None = None,
 ) -> Problem:
     """A random instance: layered DAG, related or unrelated costs, any topology.
@@ -149,6 +150,9 @@ def random_instance(
         Round costs and data to integers (default) or keep them fractional.
     latency : float
         Network latency per hop.
+    max_in_degree : int
+        Each task draws 1 to this many predecessors (mean arcs per task about
+        ``(1 + max_in_degree) / 2``).
     seed : int, Generator or None
 
     Returns
@@ -164,7 +168,7 @@ def random_instance(
     rng = _rng(seed)
     network, types = random_network(topology, n_processors, seed=rng)
     network["latency"] = latency
-    arcs = random_dag(n_tasks, seed=rng)
+    arcs = random_dag(n_tasks, max_in_degree=max_in_degree, seed=rng)
     base = rng.integers(1, max_cost + 1, size=n_tasks).astype(float)
     spread = rng.uniform(1 - heterogeneity, 1 + heterogeneity, size=(n_tasks, n_processors))
     if topology == "accelerated-node":

@@ -1,0 +1,219 @@
+"""Helpers shared by the MILP and brute-force models: semi-active timing and a horizon.
+
+Not a registered method (the leading underscore keeps the auto-import away).
+
+* :func:`semi_active` times a schedule given a processor per task and a linear
+  order of the tasks: each task starts at the earliest time its incoming arcs,
+  the positive-length tasks placed before it on its processor and its
+  positive-length isolation partners placed before it allow. Zero-length tasks
+  never conflict with anything (the validator's rule), so they only wait for data.
+* :func:`order_from_times` turns (possibly inexact) solver times into such a
+  linear order: a ready-list pass taking the task with the least
+  ``(start, finish, topological rank)``, so the order always respects precedence.
+* :func:`list_schedule` is a tiny ready-list scheduler (upward rank with mean
+  costs, earliest finish time, no insertion) giving a valid schedule on every
+  instance, used as horizon and warm start when no colleague's HEFT is registered.
+* :func:`heads_and_tails` gives time windows of any schedule no longer than a
+  horizon (least-cost paths, no communication).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from exactsched.problem import Problem
+from exactsched.schedule import Schedule
+
+__all__ = [
+    "semi_active",
+    "order_from_times",
+    "list_schedule",
+    "horizon_schedule",
+    "heads_and_tails",
+]
+
+
+def semi_active(problem: Problem, proc: Sequence[int], order: Sequence[int]) -> np.ndarray:
+    """Earliest start times for a processor assignment and a linear task order.
+
+    Parameters
+    ----------
+    problem : Problem
+    proc : sequence of int
+        Processor index of every task (must be allowed).
+    order : sequence of int
+        Every task once, predecessors before successors.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` start times.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 2], [1, 1], [3, 3]], [(0, 1, 4)], n_processors=2)
+    >>> semi_active(p, [0, 1, 0], [0, 1, 2]).tolist()
+    [0.0, 6.0, 2.0]
+    """
+    n = problem.n_tasks
+    proc = np.asarray(proc, dtype=np.int64)
+    cost = problem.cost[np.arange(n), proc]
+    start = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    free = np.zeros(problem.n_processors)  # last positive-length finish per processor
+    hops = problem.hops
+    for j in order:
+        j = int(j)
+        q = int(proc[j])
+        t = 0.0
+        for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
+            i = int(problem.arc_src[a])
+            p = int(proc[i])
+            ready = finish[i] + (problem.arc_unit[a] * hops[p, q] if p != q else 0.0)
+            if not ready <= t:  # also catches nan: a predecessor placed later
+                if np.isnan(ready):
+                    raise ValueError(f"order: task {j} comes before its predecessor {i}")
+                t = float(ready)
+        if cost[j] > 0:
+            t = max(t, float(free[q]))
+            for k in problem.isolation_partners(j).tolist():
+                if not np.isnan(finish[k]) and cost[k] > 0:
+                    t = max(t, float(finish[k]))
+            free[q] = t + cost[j]
+        start[j] = t
+        finish[j] = t + cost[j]
+    return start
+
+
+def order_from_times(problem: Problem, start: np.ndarray, finish: np.ndarray) -> list[int]:
+    """A linear extension of the precedence arcs following the given times.
+
+    Repeatedly takes, among the tasks whose predecessors are all taken, the one
+    with the least ``(start, finish, topological rank)``.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 1, 1], [(0, 1)], n_processors=2)
+    >>> order_from_times(p, np.array([0.0, 1.0, 0.5]), np.array([1.0, 2.0, 1.5]))
+    [0, 2, 1]
+    """
+    n = problem.n_tasks
+    rank = np.empty(n, dtype=np.int64)
+    rank[problem.topological_order] = np.arange(n)
+    missing = np.diff(problem.pred_ptr).astype(np.int64)
+    ready = {j for j in range(n) if missing[j] == 0}
+    order: list[int] = []
+    while ready:
+        j = min(ready, key=lambda t: (float(start[t]), float(finish[t]), int(rank[t])))
+        ready.remove(j)
+        order.append(j)
+        for k in problem.successors(j).tolist():
+            missing[k] -= 1
+            if missing[k] == 0:
+                ready.add(int(k))
+    return order
+
+
+def _upward_rank(problem: Problem) -> np.ndarray:
+    """Upward rank with mean costs and mean off-diagonal communication."""
+    n_procs = problem.n_processors
+    off = problem.hops[~np.eye(n_procs, dtype=bool)]
+    mean_hop = float(off.mean()) if off.size else 0.0
+    node = problem.mean_cost()
+    rank = np.zeros(problem.n_tasks)
+    for i in problem.topological_order[::-1].tolist():
+        best = 0.0
+        for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
+            j = int(problem.arc_dst[a])
+            best = max(best, problem.arc_unit[a] * mean_hop + rank[j])
+        rank[i] = node[i] + best
+    return rank
+
+
+def list_schedule(problem: Problem) -> Schedule:
+    """A valid schedule from a ready list by upward rank, earliest finish, no insertion.
+
+    Ties: the lower task index, then the lower processor index.
+
+    Examples
+    --------
+    >>> from exactsched import load_instance, validate
+    >>> p = load_instance("examples/topcuoglu2002.json")
+    >>> s = list_schedule(p)
+    >>> validate(p, s), s.makespan <= 100
+    ([], True)
+    """
+    n = problem.n_tasks
+    rank = _upward_rank(problem)
+    missing = np.diff(problem.pred_ptr).astype(np.int64)
+    ready = {j for j in range(n) if missing[j] == 0}
+    proc = np.full(n, -1, dtype=np.int64)
+    order: list[int] = []
+    while ready:
+        j = min(ready, key=lambda t: (-rank[t], t))
+        ready.remove(j)
+        best: tuple[float, int] | None = None
+        for q in problem.allowed_processors(j).tolist():
+            proc[j] = q
+            finish = semi_active(problem, proc, [*order, j])[j] + problem.cost[j, q]
+            if best is None or finish < best[0]:
+                best = (float(finish), int(q))
+        assert best is not None
+        proc[j] = best[1]
+        order.append(j)
+        for k in problem.successors(j).tolist():
+            missing[k] -= 1
+            if missing[k] == 0:
+                ready.add(int(k))
+    return Schedule.from_arrays(problem, proc, semi_active(problem, proc, order))
+
+
+def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
+    """The shorter of :func:`list_schedule` and a registered ``heft`` (if any).
+
+    Returns
+    -------
+    (Schedule, str)
+        The schedule and the name of the heuristic that produced it.
+    """
+    from exactsched.registry import _REGISTRY
+    from exactsched.validate import validate
+
+    best, name = list_schedule(problem), "list"
+    if "heft" in _REGISTRY:
+        try:
+            other = _REGISTRY["heft"].func(problem)
+        except Exception:  # a colleague's heuristic failing must not stop the exact model
+            other = None
+        if other is not None and not validate(problem, other) and other.makespan < best.makespan:
+            best, name = other, "heft"
+    return best, name
+
+
+def heads_and_tails(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Least-cost longest paths to and from every task, ignoring communication.
+
+    ``head[i]`` is a lower bound on the start of ``i``; ``tail[i]`` (including
+    ``i``'s own least cost) a lower bound on makespan minus that start.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 4], [3, 1], [5, 5]], [(0, 1, 9), (1, 2, 9)])
+    >>> [a.tolist() for a in heads_and_tails(p)]
+    [[0.0, 2.0, 3.0], [8.0, 6.0, 5.0]]
+    """
+    cost = problem.min_cost()
+    head = np.zeros(problem.n_tasks)
+    tail = cost.copy()
+    topo = problem.topological_order.tolist()
+    for j in topo:
+        preds = problem.predecessors(j)
+        if len(preds):
+            head[j] = float((head[preds] + cost[preds]).max())
+    for i in reversed(topo):
+        succs = problem.successors(i)
+        if len(succs):
+            tail[i] = cost[i] + float(tail[succs].max())
+    return head, tail
