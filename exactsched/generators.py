@@ -165,6 +165,17 @@ def random_instance(
     >>> p.n_tasks, p.n_processors, p.network["dims"]
     (8, 4, [2, 2])
     """
+    _check_parameters(
+        n_tasks=n_tasks,
+        n_processors=n_processors,
+        ccr=ccr,
+        heterogeneity=heterogeneity,
+        max_cost=max_cost,
+        n_order=n_order,
+        n_isolation=n_isolation,
+        affinity=affinity,
+        latency=latency,
+    )
     rng = _rng(seed)
     network, types = random_network(topology, n_processors, seed=rng)
     network["latency"] = latency
@@ -202,31 +213,44 @@ def random_instance(
             for (a, b), d in zip(arcs, data.tolist(), strict=True)
         ],
     }
-    reach = _reachability(n_tasks, arcs)
+    order_pairs: set[tuple[int, int]] = set()
     if n_order:
-        pairs = set()
+        arc_set = set(arcs)
         for _ in range(20 * n_order):
-            if len(pairs) >= n_order:
+            if len(order_pairs) >= n_order:
                 break
             a, b = sorted(rng.choice(n_tasks, size=2, replace=False).tolist())
-            if (a, b) not in arcs:  # a < b keeps the union acyclic (arcs go up in index)
-                pairs.add((a, b))
-        doc["order"] = [[f"t{a}", f"t{b}"] for a, b in sorted(pairs)]
+            if (a, b) not in arc_set:  # a < b keeps the union acyclic (arcs go up in index)
+                order_pairs.add((a, b))
+        doc["order"] = [[f"t{a}", f"t{b}"] for a, b in sorted(order_pairs)]
     if n_isolation:
-        pairs = set()
+        # Only pairs no path joins (through edges or order pairs): those are the
+        # ones that constrain the schedule.
+        reach = _reachability(n_tasks, sorted(set(arcs) | order_pairs))
+        pairs: set[tuple[int, int]] = set()
         for _ in range(50 * n_isolation):
             if len(pairs) >= n_isolation:
                 break
             a, b = sorted(rng.choice(n_tasks, size=2, replace=False).tolist())
-            if not (reach[a] >> b & 1) and (a, b) not in doc.get("order", []):
+            if not (reach[a] >> b & 1):
                 pairs.add((a, b))
         doc["isolation"] = [[f"t{a}", f"t{b}"] for a, b in sorted(pairs)]
-    import warnings
+    return Problem.from_json(doc)
 
-    with warnings.catch_warnings():
-        # An isolation pair made redundant by a random order pair is harmless here.
-        warnings.simplefilter("ignore")
-        return Problem.from_json(doc)
+
+def _check_parameters(**values: float) -> None:
+    """Refuse parameters outside their range with a ValueError naming them."""
+    minimum = {"n_tasks": 1, "n_processors": 1, "max_cost": 1}
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+            raise ValueError(f"{key}: expected a number, got {value!r}")
+        low = minimum.get(key, 0)
+        if not low <= value < float("inf"):  # also refuses NaN
+            raise ValueError(f"{key}: must be a finite number >= {low}, got {value!r}")
+        if (key in minimum or key.startswith("n_")) and not float(value).is_integer():
+            raise ValueError(f"{key}: expected an integer, got {value!r}")
+    if values["affinity"] > 1:
+        raise ValueError(f"affinity: a share must be <= 1, got {values['affinity']!r}")
 
 
 def _num(value: float, integral: bool) -> float | int:

@@ -12,6 +12,7 @@ import copy
 import json
 import math
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,24 +35,78 @@ _EDGE_KEYS = {"src", "dst", "data"}
 def read_json(path: str | os.PathLike[str]) -> Any:
     """Parse a JSON file, turning every failure into a one-line :class:`InstanceError`.
 
+    A UTF-8 byte order mark is skipped. ``NaN`` and ``Infinity`` parse (Python's
+    JSON extension) and are refused later as numbers that are not finite.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    object
+        The parsed document.
+
     Raises
     ------
     InstanceError
-        When the file cannot be read or is not JSON (with line and column).
+        When the file cannot be read, is not JSON (with line and column), nests
+        too deeply, holds an integer too long to convert, or repeats a key in
+        one object (which JSON leaves ambiguous).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+    ...     _ = fh.write('{"format": 1, "tasks": [}')
+    >>> read_json(fh.name)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.InstanceError: ...: invalid JSON at line 1, column 25: Expecting value
+    >>> os.remove(fh.name)
     """
+    return _read_json(path, InstanceError)
+
+
+def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
+    """:func:`read_json` raising ``error`` (shared with the schedule reader)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InstanceError(f"{path}: cannot read file: {reason}") from None
+        raise error(f"{path}: cannot read file: {_one_line(reason)}") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise InstanceError(
+        raise error(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except _DuplicateKey as exc:
+        raise error(f"{path}: invalid JSON: key {exc.args[0]!r} repeated in one object") from None
     except RecursionError:
-        raise InstanceError(f"{path}: invalid JSON: nested too deeply") from None
+        raise error(f"{path}: invalid JSON: nested too deeply") from None
+    except ValueError:  # the one left: an integer longer than Python converts (4300 digits)
+        raise error(f"{path}: invalid JSON: an integer with too many digits") from None
+
+
+class _DuplicateKey(ValueError):
+    """Raised inside the JSON parser for a key repeated in one object."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return document
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def load_instance(source: str | os.PathLike[str] | Mapping[str, Any]) -> Problem:
@@ -87,6 +142,10 @@ def load_instance(source: str | os.PathLike[str] | Mapping[str, Any]) -> Problem
     """
     if isinstance(source, Mapping):
         return parse_instance(source)
+    if not isinstance(source, str | os.PathLike):
+        raise InstanceError(
+            f"instance: expected a file path or a JSON object, got {type(source).__name__}"
+        )
     return parse_instance(read_json(source))
 
 
@@ -94,28 +153,46 @@ def load_instance(source: str | os.PathLike[str] | Mapping[str, Any]) -> Problem
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # JSON true/false are not numbers (bool is an int subclass in Python).
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
 
 
-def _number(value: Any, where: str, *, positive: bool = False) -> float:
-    """A finite number >= 0 (> 0 if ``positive``), else InstanceError naming ``where``."""
+def _number(value: Any, where: str, *, positive: bool = False, about: str = "") -> float:
+    """A finite number >= 0 (> 0 if ``positive``), else InstanceError naming ``where``.
+
+    ``about`` (e.g. ``" (task 'a')"``) ends the message, naming the object at fault.
+    """
     if not _is_number(value):
-        raise InstanceError(f"{where}: expected a number, got {_show(value)}")
+        raise InstanceError(f"{where}: expected a number, got {_show(value)}{about}")
     try:
         number = float(value)
     except OverflowError:
-        raise InstanceError(f"{where}: number {value} is too large") from None
+        raise InstanceError(f"{where}: number too large ({_show(value)}){about}") from None
     if not math.isfinite(number):
-        raise InstanceError(f"{where}: number must be finite, got {value}")
+        raise InstanceError(f"{where}: number must be finite, got {_show(value)}{about}")
     if positive and number <= 0:
-        raise InstanceError(f"{where}: must be > 0, got {value}")
+        raise InstanceError(f"{where}: must be > 0, got {_show(value)}{about}")
     if number < 0:
-        raise InstanceError(f"{where}: negative number {value}")
+        raise InstanceError(f"{where}: negative number {_show(value)}{about}")
     return number
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    """A short JSON-like rendering of any value, safe for huge, deep or odd objects."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        text = f"an integer of {value.bit_length()} bits"
+    else:
+        try:
+            text = json.dumps(value, default=lambda obj: f"<{type(obj).__name__}>")
+        except (TypeError, ValueError, RecursionError):
+            text = f"<{type(value).__name__}>"
+    text = _one_line(text)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -140,7 +217,7 @@ def _string(value: Any, where: str) -> str:
 
 
 def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
-    extra = sorted(set(obj) - known)
+    extra = sorted((str(key) for key in obj if key not in known), key=str)
     if extra:
         warnings.warn(
             f"{where}: ignoring unknown key(s) {', '.join(map(repr, extra))}",
@@ -151,7 +228,7 @@ def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
 
 def _task_ref(value: Any, index: Mapping[str, int], where: str) -> int:
     if not isinstance(value, str):
-        raise InstanceError(f"{where}: expected a task id, got {_show(value)}")
+        raise InstanceError(f"{where}: expected a task id (a string), got {_show(value)}")
     if value not in index:
         raise InstanceError(f"{where}: unknown task {value!r}")
     return index[value]
@@ -165,7 +242,45 @@ def parse_instance(document: Any) -> Problem:
 
     See :func:`load_instance`; this is the single validation path every
     constructor of :class:`Problem` goes through.
+
+    Parameters
+    ----------
+    document : mapping
+        The parsed JSON document.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    InstanceError
+        With a one-line message starting with the JSON path at fault.
+
+    Warns
+    -----
+    InstanceWarning
+        For unknown keys, repeated pairs and isolation pairs already ordered by
+        a path (all harmless).
+
+    Examples
+    --------
+    >>> doc = {"format": "exactsched/instance@1",
+    ...        "platform": {"processors": [{"id": "p"}]},
+    ...        "tasks": [{"id": "a", "cost": 1}, {"id": "b", "cost": 1}],
+    ...        "edges": [{"src": "a", "dst": "b"}], "order": [["b", "a"]]}
+    >>> parse_instance(doc)
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.InstanceError: edges[0]: cycle 'a' -> 'b' -> 'a' (through edges[0], order[0])
     """
+    try:
+        return _parse(document)
+    except RecursionError:
+        raise InstanceError("instance: nested too deeply") from None
+
+
+def _parse(document: Any) -> Problem:
     doc = _object(document, "instance")
     if "format" not in doc:
         raise InstanceError(f"format: missing; expected {FORMAT!r}")
@@ -187,9 +302,13 @@ def parse_instance(document: Any) -> Problem:
     task_index: dict[str, int] = {}
     for i, raw in enumerate(tasks):
         task = _object(raw, f"tasks[{i}]")
-        tid = _string(task.get("id"), f"tasks[{i}].id")
+        if "id" not in task:
+            raise InstanceError(f"tasks[{i}].id: missing")
+        tid = _string(task["id"], f"tasks[{i}].id")
         if tid in task_index:
-            raise InstanceError(f"tasks[{i}].id: duplicate task id {tid!r}")
+            raise InstanceError(
+                f"tasks[{i}].id: duplicate task id {tid!r} (also tasks[{task_index[tid]}])"
+            )
         task_index[tid] = i
         task_ids.append(tid)
     n = len(task_ids)
@@ -197,11 +316,11 @@ def parse_instance(document: Any) -> Problem:
     cost = np.full((n, n_procs), np.inf)
     allowed = np.zeros((n, n_procs), dtype=bool)
     for i, raw in enumerate(tasks):
-        where = f"tasks[{i}] ({task_ids[i]!r})"
-        _unknown_keys(raw, _TASK_KEYS, where)
-        mask = _parse_affinity(raw, proc_index, where)
+        _unknown_keys(raw, _TASK_KEYS, f"tasks[{i}]")
+        about = f" (task {task_ids[i]!r})"
+        mask = _parse_affinity(raw, proc_ids, proc_index, f"tasks[{i}]", about)
         allowed[i] = mask
-        cost[i] = _parse_cost(raw, proc_types, mask, where)
+        cost[i] = _parse_cost(raw, proc_ids, proc_types, mask, f"tasks[{i}]", about)
 
     edge_src, edge_dst, edge_data = _parse_edges(doc, task_index)
     order = _parse_pairs(doc, "order", task_index)
@@ -210,17 +329,23 @@ def parse_instance(document: Any) -> Problem:
     latency = _number(network.get("latency", 0), "platform.network.latency")
     bandwidth = _number(network.get("bandwidth", 1), "platform.network.bandwidth", positive=True)
 
+    # Arcs: the edges, then the order pairs that do not repeat an edge.
     edge_set = set(zip(edge_src.tolist(), edge_dst.tolist(), strict=True))
-    extra_order = [pair for pair in order if pair not in edge_set]
+    labels = [f"edges[{e}]" for e in range(len(edge_src))]
+    extra_order = []
+    for k, pair in order:
+        if pair not in edge_set:
+            extra_order.append(pair)
+            labels.append(f"order[{k}]")
     arc_src = np.array(edge_src.tolist() + [a for a, _ in extra_order], dtype=np.int64)
     arc_dst = np.array(edge_dst.tolist() + [b for _, b in extra_order], dtype=np.int64)
     arc_unit = np.concatenate([latency + edge_data / bandwidth, np.zeros(len(extra_order))])
-    topo = _topological_order(n, arc_src, arc_dst, task_ids)
+    topo = _topological_order(n, arc_src, arc_dst, task_ids, labels)
     if isolation:
         _warn_redundant_isolation(n, arc_src, arc_dst, topo, isolation, task_ids)
 
-    iso = np.array(isolation, dtype=np.int64).reshape(-1, 2)
-    ordr = np.array(order, dtype=np.int64).reshape(-1, 2)
+    iso = np.array([pair for _, pair in isolation], dtype=np.int64).reshape(-1, 2)
+    ordr = np.array([pair for _, pair in order], dtype=np.int64).reshape(-1, 2)
     return Problem(
         name=name,
         task_ids=tuple(task_ids),
@@ -251,12 +376,17 @@ def parse_instance(document: Any) -> Problem:
 
 
 def _plain(value: Any) -> Any:
-    """A deep copy with tuples turned into lists and mappings into dicts."""
+    """A deep copy as plain JSON values: lists, dicts, and Python numbers."""
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
     return copy.copy(value)
+
+
+_NETWORK_KEYS = {"topology", "latency", "bandwidth", "dims", "arity", "hops"}
 
 
 def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict, Any, np.ndarray]:
@@ -271,71 +401,105 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
     procs = _list(platform["processors"], "platform.processors", non_empty=True)
     proc_ids: list[str] = []
     proc_types: list[str] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for k, raw in enumerate(procs):
-        proc = _object(raw, f"platform.processors[{k}]")
-        _unknown_keys(proc, {"id", "type"}, f"platform.processors[{k}]")
-        pid = _string(proc.get("id"), f"platform.processors[{k}].id")
+        where = f"platform.processors[{k}]"
+        proc = _object(raw, where)
+        _unknown_keys(proc, {"id", "type"}, where)
+        if "id" not in proc:
+            raise InstanceError(f"{where}.id: missing")
+        pid = _string(proc["id"], f"{where}.id")
         if pid in seen:
-            raise InstanceError(f"platform.processors[{k}].id: duplicate processor id {pid!r}")
-        seen.add(pid)
+            raise InstanceError(
+                f"{where}.id: duplicate processor id {pid!r} "
+                f"(also platform.processors[{seen[pid]}])"
+            )
+        seen[pid] = k
         proc_ids.append(pid)
-        proc_types.append(_string(proc.get("type", "default"), f"platform.processors[{k}].type"))
-    network = dict(_object(platform.get("network", {}), "platform.network"))
+        proc_types.append(_string(proc.get("type", "default"), f"{where}.type"))
+    network = _plain(_object(platform.get("network", {}), "platform.network"))
+    _unknown_keys(network, _NETWORK_KEYS, "platform.network")
     network.setdefault("topology", "fully-connected")
     try:
         topology = from_network(network, proc_types)
         hops = np.asarray(topology.hops(), dtype=float)
     except TopologyError as exc:
-        raise InstanceError(f"platform.network.{exc}") from None
+        # Huge integers (dims, arity) would make the line unreadable: abbreviate them.
+        message = re.sub(r"\d{31,}", lambda m: f"{m[0][:6]}...({len(m[0])} digits)", str(exc))
+        raise InstanceError(f"platform.network.{message}") from None
     return proc_ids, proc_types, network, topology, hops
 
 
-def _parse_affinity(task: Mapping[str, Any], proc_index: Mapping[str, int], where: str) -> np.ndarray:
+def _parse_affinity(
+    task: Mapping[str, Any],
+    proc_ids: list[str],
+    proc_index: Mapping[str, int],
+    where: str,
+    about: str,
+) -> np.ndarray:
     mask = np.ones(len(proc_index), dtype=bool)
     if "processors" not in task:
         return mask
-    names = _list(task["processors"], f"{where}.processors", non_empty=True)
+    names = task["processors"]
+    if not isinstance(names, list | tuple):
+        raise InstanceError(
+            f"{where}.processors: expected a list of processor ids, got {_show(names)}{about}"
+        )
+    if not names:
+        raise InstanceError(
+            f"{where}.processors: empty affinity; list at least one processor{about}"
+        )
     mask[:] = False
     for k, pid in enumerate(names):
-        if not isinstance(pid, str) or pid not in proc_index:
-            raise InstanceError(f"{where}.processors[{k}]: unknown processor {_show(pid)}")
+        if not isinstance(pid, str):
+            raise InstanceError(
+                f"{where}.processors[{k}]: expected a processor id, got {_show(pid)}{about}"
+            )
+        if pid not in proc_index:
+            raise InstanceError(f"{where}.processors[{k}]: unknown processor {pid!r}{about}")
         mask[proc_index[pid]] = True
     return mask
 
 
 def _parse_cost(
-    task: Mapping[str, Any], proc_types: list[str], mask: np.ndarray, where: str
+    task: Mapping[str, Any],
+    proc_ids: list[str],
+    proc_types: list[str],
+    mask: np.ndarray,
+    where: str,
+    about: str,
 ) -> np.ndarray:
     if "cost" not in task:
-        raise InstanceError(f"{where}.cost: missing")
+        raise InstanceError(f"{where}.cost: missing{about}")
     spec = task["cost"]
     n_procs = len(proc_types)
     row = np.full(n_procs, np.inf)
     if _is_number(spec):
-        row[mask] = _number(spec, f"{where}.cost")
+        row[mask] = _number(spec, f"{where}.cost", about=about)
     elif isinstance(spec, Mapping):
-        by_type = {t: _number(v, f"{where}.cost.{t}") for t, v in spec.items()}
-        for k in np.flatnonzero(mask):
+        by_type = {t: _number(v, f"{where}.cost.{t}", about=about) for t, v in spec.items()}
+        for k in np.flatnonzero(mask).tolist():
             ptype = proc_types[k]
             if ptype not in by_type:
                 raise InstanceError(
                     f"{where}.cost: no cost for processor type {ptype!r} "
-                    f"(the type of an allowed processor)"
+                    f"(type of processor {proc_ids[k]!r}, allowed for {about[2:-1]})"
                 )
             row[k] = by_type[ptype]
     elif isinstance(spec, list | tuple):
         if len(spec) != n_procs:
             raise InstanceError(
                 f"{where}.cost: list has {len(spec)} numbers, expected {n_procs} "
-                f"(one per processor)"
+                f"(one per processor){about}"
             )
-        values = np.array([_number(v, f"{where}.cost[{k}]") for k, v in enumerate(spec)])
+        values = np.array(
+            [_number(v, f"{where}.cost[{k}]", about=about) for k, v in enumerate(spec)]
+        )
         row[mask] = values[mask]
     else:
         raise InstanceError(
             f"{where}.cost: expected a number, an object keyed by processor type or a list, "
-            f"got {_show(spec)}"
+            f"got {_show(spec)}{about}"
         )
     return row
 
@@ -356,38 +520,48 @@ def _parse_edges(
                 raise InstanceError(f"edges[{e}].{key}: missing")
         a = _task_ref(edge["src"], task_index, f"edges[{e}].src")
         b = _task_ref(edge["dst"], task_index, f"edges[{e}].dst")
-        label = f"edges[{e}] ({edge['src']} -> {edge['dst']})"
+        about = f" (edge {edge['src']!r} -> {edge['dst']!r})"
         if a == b:
-            raise InstanceError(f"{label}: self-loop on task {edge['src']!r}")
+            raise InstanceError(f"edges[{e}]: self-loop on task {edge['src']!r}")
         if (a, b) in seen:
-            raise InstanceError(f"{label}: duplicate of edges[{seen[a, b]}]")
+            raise InstanceError(f"edges[{e}]: duplicate of edges[{seen[a, b]}]{about}")
         seen[a, b] = e
         src[e], dst[e] = a, b
-        data[e] = _number(edge.get("data", 0), f"{label}.data")
+        data[e] = _number(edge.get("data", 0), f"edges[{e}].data", about=about)
     return src, dst, data
 
 
 def _parse_pairs(
     doc: Mapping[str, Any], key: str, task_index: Mapping[str, int]
-) -> list[tuple[int, int]]:
-    pairs: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
+) -> list[tuple[int, tuple[int, int]]]:
+    """The distinct pairs of ``order`` or ``isolation`` with their document index."""
+    pairs: list[tuple[int, tuple[int, int]]] = []
+    seen: dict[tuple[int, int], int] = {}
     for k, raw in enumerate(_list(doc.get(key, []), key)):
         if not isinstance(raw, list | tuple) or len(raw) != 2:
-            raise InstanceError(f"{key}[{k}]: expected a pair [a, b] of task ids, got {_show(raw)}")
+            raise InstanceError(
+                f"{key}[{k}]: expected a pair [a, b] of task ids, got {_show(raw)}"
+            )
         a = _task_ref(raw[0], task_index, f"{key}[{k}][0]")
         b = _task_ref(raw[1], task_index, f"{key}[{k}][1]")
         if a == b:
             raise InstanceError(f"{key}[{k}]: pair of task {raw[0]!r} with itself")
+        # An isolation pair is unordered; an order pair is not.
         pair = (min(a, b), max(a, b)) if key == "isolation" else (a, b)
-        if pair not in seen:
-            seen.add(pair)
-            pairs.append((a, b))
+        if pair in seen:
+            warnings.warn(
+                f"{key}[{k}]: repeats {key}[{seen[pair]}] ({raw[0]!r}, {raw[1]!r}); ignored",
+                InstanceWarning,
+                stacklevel=5,
+            )
+            continue
+        seen[pair] = k
+        pairs.append((k, (a, b)))
     return pairs
 
 
 def _topological_order(
-    n: int, src: np.ndarray, dst: np.ndarray, task_ids: list[str]
+    n: int, src: np.ndarray, dst: np.ndarray, task_ids: list[str], labels: list[str]
 ) -> np.ndarray:
     """Kahn's algorithm, smallest ready index first; names a cycle if there is one."""
     import heapq
@@ -408,22 +582,39 @@ def _topological_order(
             if indeg[j] == 0:
                 heapq.heappush(ready, j)
     if len(order) < n:
-        raise InstanceError(f"edges/order: cycle {_find_cycle(succ, indeg, task_ids)}")
+        raise InstanceError(_cycle_message(src, dst, indeg, task_ids, labels))
     return np.array(order, dtype=np.int64)
 
 
-def _find_cycle(succ: list[list[int]], indeg: list[int], task_ids: list[str]) -> str:
-    """Walk successors inside the unsorted remainder until a task repeats."""
+def _cycle_message(
+    src: np.ndarray, dst: np.ndarray, indeg: list[int], task_ids: list[str], labels: list[str]
+) -> str:
+    """Name one cycle among the tasks Kahn's algorithm could not sort.
+
+    Every such task still has a predecessor among them, so walking predecessors
+    from any of them must repeat a task: the walk between the repeats is a cycle.
+    """
     remaining = {i for i, d in enumerate(indeg) if d > 0}
+    pred_arc: dict[int, int] = {}  # one arc from a remaining task into each remaining task
+    for a, (i, j) in enumerate(zip(src.tolist(), dst.tolist(), strict=True)):
+        if i in remaining and j in remaining and j not in pred_arc:
+            pred_arc[j] = a
     node = min(remaining)
-    path: list[int] = []
     position: dict[int, int] = {}
+    walk: list[int] = []  # arcs followed backwards
     while node not in position:
-        position[node] = len(path)
-        path.append(node)
-        node = next(j for j in succ[node] if j in remaining)
-    cycle = path[position[node] :] + [node]
-    return " -> ".join(repr(task_ids[i]) for i in cycle)
+        position[node] = len(walk)
+        arc = pred_arc[node]
+        walk.append(arc)
+        node = int(src[arc])
+    arcs = walk[position[node] :][::-1]  # forwards along the cycle
+    first = min(arcs)
+    start = arcs.index(first)
+    arcs = arcs[start:] + arcs[:start]  # begin the cycle with the arc we name
+    tasks = [int(src[a]) for a in arcs] + [int(src[arcs[0]])]
+    through = ", ".join(labels[a] for a in sorted(arcs))
+    cycle = " -> ".join(repr(task_ids[i]) for i in tasks)
+    return f"{labels[first]}: cycle {cycle} (through {through})"
 
 
 def _warn_redundant_isolation(
@@ -431,7 +622,7 @@ def _warn_redundant_isolation(
     src: np.ndarray,
     dst: np.ndarray,
     topo: np.ndarray,
-    isolation: list[tuple[int, int]],
+    isolation: list[tuple[int, tuple[int, int]]],
     task_ids: list[str],
 ) -> None:
     """Warn about isolation pairs already ordered by a path (harmless but redundant)."""
@@ -444,12 +635,13 @@ def _warn_redundant_isolation(
         for j in succ[i]:
             bits |= reach[j] | (1 << j)
         reach[i] = bits
-    for k, (a, b) in enumerate(isolation):
+    for k, (a, b) in isolation:
         if reach[a] >> b & 1 or reach[b] >> a & 1:
             first, second = (a, b) if reach[a] >> b & 1 else (b, a)
             warnings.warn(
                 f"isolation[{k}]: tasks {task_ids[a]!r} and {task_ids[b]!r} are already "
-                f"ordered by a path from {task_ids[first]!r} to {task_ids[second]!r}",
+                f"ordered by a path from {task_ids[first]!r} to {task_ids[second]!r} "
+                f"(harmless)",
                 InstanceWarning,
-                stacklevel=3,
+                stacklevel=5,
             )

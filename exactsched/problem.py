@@ -36,6 +36,15 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _py(value: Any) -> Any:
+    """Plain Python lists and numbers from (nested) sequences and numpy values."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
+    if isinstance(value, list | tuple | range):
+        return [_py(v) for v in value]
+    return value
+
+
 def _csr(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Group the indices ``0..len(keys)-1`` by ``keys`` (stable)."""
     order = np.argsort(keys, kind="stable").astype(np.int64)
@@ -196,18 +205,24 @@ class Problem:
         >>> Problem.from_lists([[1, 2], [3, 4]], [(0, 1, 2)]).cost.tolist()
         [[1.0, 2.0], [3.0, 4.0]]
         """
-        rows = list(costs)
+        # numpy arrays and scalars become plain lists and numbers.
+        rows = _py(costs)
+        if not isinstance(rows, list):
+            raise TypeError(f"costs must be a sequence, got {type(costs).__name__}")
         if n_processors is None:
-            if not rows or not isinstance(rows[0], Sequence):
+            if rows and not isinstance(rows[0], list):
                 raise TypeError("n_processors is required when costs are scalars")
-            n_processors = len(rows[0])
+            n_processors = len(rows[0]) if rows else 1
         procs = [{"id": f"p{k}"} for k in range(n_processors)]
         tasks: list[dict[str, Any]] = []
         for i, cost in enumerate(rows):
-            task: dict[str, Any] = {"id": f"t{i}", "cost": list(cost) if isinstance(cost, Sequence) else cost}
+            task: dict[str, Any] = {"id": f"t{i}", "cost": cost}
             if affinity and i in affinity:
-                task["processors"] = [f"p{k}" for k in affinity[i]]
+                task["processors"] = [f"p{k}" for k in _py(affinity[i])]
             tasks.append(task)
+        edges = _py(edges)
+        order = _py(order)
+        isolation = _py(isolation)
         doc: dict[str, Any] = {
             "format": "exactsched/instance@1",
             "name": name,
@@ -249,20 +264,22 @@ class Problem:
         """
         tasks = []
         for node, attrs in graph.nodes(data=True):
-            task = {"id": str(node), "cost": attrs.get("cost")}
-            if "processors" in attrs:
-                task["processors"] = attrs["processors"]
+            task = {"id": str(node)}
+            # An absent cost stays absent so that the reader says "missing".
+            for key in ("cost", "processors"):
+                if key in attrs:
+                    task[key] = _py(attrs[key])
             tasks.append(task)
         edges, order = [], []
         for u, v, attrs in graph.edges(data=True):
             if attrs.get("kind") == "order":
                 order.append([str(u), str(v)])
             else:
-                edges.append({"src": str(u), "dst": str(v), "data": attrs.get("data", 0)})
+                edges.append({"src": str(u), "dst": str(v), "data": _py(attrs.get("data", 0))})
         doc: dict[str, Any] = {
             "format": "exactsched/instance@1",
             "name": name if name is not None else str(graph.graph.get("name", "")),
-            "platform": dict(platform),
+            "platform": dict(platform) if isinstance(platform, Mapping) else platform,
             "tasks": tasks,
             "edges": edges,
         }
@@ -359,8 +376,17 @@ class Problem:
     def to_json(self) -> dict[str, Any]:
         """The instance document, equal to the one this problem was read from.
 
-        Keys that were absent stay absent; order pairs and isolation pairs are
-        written without duplicates.
+        Keys that were absent stay absent and defaults are not filled in, so
+        ``load_instance(doc).to_json() == doc`` for every valid ``doc`` (tuples
+        come back as lists, numpy numbers as Python numbers).
+
+        Examples
+        --------
+        >>> doc = Problem.from_lists([1, 2], [(0, 1)], n_processors=1).to_json()
+        >>> doc["edges"]
+        [{'src': 't0', 'dst': 't1', 'data': 0}]
+        >>> Problem.from_json(doc).to_json() == doc
+        True
         """
         import copy
 

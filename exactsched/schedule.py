@@ -7,12 +7,10 @@ start, finish). It knows nothing about validity: that is the job of
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -85,9 +83,7 @@ class Schedule(Mapping[str, Placement]):
         return lanes
 
     @classmethod
-    def from_arrays(
-        cls, problem: Problem, processor: np.ndarray, start: np.ndarray
-    ) -> Schedule:
+    def from_arrays(cls, problem: Problem, processor: np.ndarray, start: np.ndarray) -> Schedule:
         """Build a schedule from per-task processor indices and start times.
 
         Finish times are ``start + cost`` on the chosen processor. Times that are
@@ -126,52 +122,130 @@ class Schedule(Mapping[str, Placement]):
     def from_json(cls, document: Any) -> Schedule:
         """Read a schedule document; structural problems raise :class:`ScheduleError`.
 
-        Only the form is checked here (ids are strings, times finite numbers);
-        whether the schedule fits an instance is for :func:`exactsched.validate`.
+        Only the form is checked here (ids are strings, times finite numbers, a
+        task placed once, ``makespan``, if given, the largest finish); whether
+        the schedule fits an instance is for :func:`exactsched.validate`. Other
+        keys (``method``, ``status``, ...) are ignored.
+
+        Parameters
+        ----------
+        document : mapping
+            A parsed ``exactsched/schedule@1`` document.
+
+        Returns
+        -------
+        Schedule
+
+        Raises
+        ------
+        ScheduleError
+            With a one-line message starting with the JSON path at fault.
+
+        Examples
+        --------
+        >>> doc = {"format": "exactsched/schedule@1", "makespan": 3,
+        ...        "tasks": [{"id": "a", "processor": "p", "start": 1, "finish": 3}]}
+        >>> Schedule.from_json(doc)["a"]
+        Placement(processor='p', start=1, finish=3)
+        >>> Schedule.from_json({**doc, "makespan": 4})
+        Traceback (most recent call last):
+        ...
+        exactsched.errors.ScheduleError: makespan: 4 but the largest finish is 3
         """
         if not isinstance(document, Mapping):
-            raise ScheduleError("schedule: expected a JSON object")
-        if document.get("format") != SCHEDULE_FORMAT:
-            raise ScheduleError(
-                f"format: expected {SCHEDULE_FORMAT!r}, got {document.get('format')!r}"
-            )
-        rows = document.get("tasks")
-        if not isinstance(rows, list):
-            raise ScheduleError("tasks: expected a list of placements")
+            raise ScheduleError(f"schedule: expected a JSON object, got {_kind(document)}")
+        if "format" not in document:
+            raise ScheduleError(f"format: missing; expected {SCHEDULE_FORMAT!r}")
+        if document["format"] != SCHEDULE_FORMAT:
+            got = document["format"]
+            shown = repr(got) if isinstance(got, str) and len(got) < 60 else _kind(got)
+            raise ScheduleError(f"format: expected {SCHEDULE_FORMAT!r}, got {shown}")
+        if "tasks" not in document:
+            raise ScheduleError("tasks: missing")
+        rows = document["tasks"]
+        if not isinstance(rows, list | tuple):
+            raise ScheduleError(f"tasks: expected a list of placements, got {_kind(rows)}")
         placements: dict[str, Placement] = {}
         for k, row in enumerate(rows):
             if not isinstance(row, Mapping):
-                raise ScheduleError(f"tasks[{k}]: expected an object")
-            task, proc = row.get("id"), row.get("processor")
-            if not isinstance(task, str) or not isinstance(proc, str):
-                raise ScheduleError(f"tasks[{k}]: 'id' and 'processor' must be strings")
-            if task in placements:
-                raise ScheduleError(f"tasks[{k}]: task {task!r} placed twice")
-            times = []
-            for key in ("start", "finish"):
+                raise ScheduleError(f"tasks[{k}]: expected an object, got {_kind(row)}")
+            for key in ("id", "processor"):
                 value = row.get(key)
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ScheduleError(f"tasks[{k}].{key}: expected a number for task {task!r}")
-                if not math.isfinite(value):
-                    raise ScheduleError(f"tasks[{k}].{key}: not finite for task {task!r}")
-                times.append(value)
-            placements[task] = Placement(proc, times[0], times[1])
-        return cls(placements)
+                if not isinstance(value, str) or not value:
+                    raise ScheduleError(
+                        f"tasks[{k}].{key}: expected a non-empty string, got {_kind(value)}"
+                    )
+            task, proc = row["id"], row["processor"]
+            if task in placements:
+                raise ScheduleError(f"tasks[{k}].id: task {task!r} placed twice")
+            start = _time(row, "start", f"tasks[{k}].start", task)
+            finish = _time(row, "finish", f"tasks[{k}].finish", task)
+            placements[task] = Placement(proc, start, finish)
+        schedule = cls(placements)
+        if "makespan" in document:
+            claimed = _time(document, "makespan", "makespan", None)
+            actual = schedule.makespan
+            if abs(claimed - actual) > 1e-9 * max(1.0, abs(actual)):
+                raise ScheduleError(
+                    f"makespan: {claimed:g} but the largest finish is {float(actual):g}"
+                )
+        return schedule
 
 
 def load_schedule(path: str | os.PathLike[str]) -> Schedule:
-    """Read a schedule JSON file; every failure is a one-line :class:`ScheduleError`."""
+    """Read a schedule JSON file; every failure is a one-line :class:`ScheduleError`.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    ScheduleError
+        When the file cannot be read, is not JSON (with line and column) or is
+        not a schedule document (see :meth:`Schedule.from_json`).
+    """
+    from exactsched.instance import _read_json
+
+    return Schedule.from_json(_read_json(path, ScheduleError))
+
+
+def _kind(value: Any) -> str:
+    """The JSON kind of a value, for messages (never its possibly huge text)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+def _time(row: Mapping[str, Any], key: str, where: str, task: str | None) -> float:
+    """A finite number at ``row[key]`` (booleans are not numbers)."""
+    about = f" for task {task!r}" if task is not None else ""
+    if key not in row:
+        raise ScheduleError(f"{where}: missing{about}")
+    value = row[key]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ScheduleError(f"{where}: expected a number{about}, got {_kind(value)}")
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScheduleError(f"{path}: cannot read file: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ScheduleError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
-    except (UnicodeDecodeError, RecursionError) as exc:
-        raise ScheduleError(f"{path}: cannot read file: {exc}") from None
-    return Schedule.from_json(document)
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer beyond the float range
+        finite = False
+    if not finite:
+        raise ScheduleError(f"{where}: not a finite number{about}")
+    return value
 
 
 def _tidy(value: float) -> float | int:

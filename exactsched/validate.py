@@ -52,8 +52,10 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
     >>> validate(p, ok)
     []
     >>> bad = Schedule({"t0": Placement("p0", 0, 2), "t1": Placement("p1", 4, 5)})
-    >>> validate(p, bad)
-    ["edge t0 -> t1: t1 starts at 4 on p1 but the data arrive at 5 (t0 finishes at 2 on p0, communication 3)"]
+    >>> for violation in validate(p, bad):
+    ...     print(violation)  # doctest: +NORMALIZE_WHITESPACE
+    edge t0 -> t1: t1 starts at 4 on p1 but the data arrive at 5
+    (t0 finishes at 2 on p0, communication 3)
     """
     problems: list[str] = []
     ids = problem.task_ids
@@ -143,7 +145,6 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
                 f"[{_t(sb)}, {_t(fb)}) overlap in time"
             )
     return problems
-
 
 
 def assert_valid(problem: Problem, schedule: Schedule) -> None:

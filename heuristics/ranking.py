@@ -5,22 +5,61 @@ each task gets one node weight (an estimate of its execution time) and each
 precedence arc one arc weight (an estimate of its communication delay). A
 *weighting* names how those estimates are taken from the heterogeneous costs
 and the network; :data:`WEIGHTINGS` lists them. The arcs are the problem's
-arcs: data edges and order pairs; an order pair moves no data, so its weight is
-0 in every weighting.
+arcs, data edges and order pairs; an order pair moves no data
+(``arc_unit == 0``), so its weight is 0 in every weighting.
 
 Contract
 --------
 ``weights(problem, weighting) -> (node_w, arc_w)`` with shapes ``(n,)`` and
 ``(n_arcs,)``; ``upward_rank`` and ``downward_rank`` are rank_u and rank_d of
-Topcuoglu et al. [1]_ (eqs. (4) and (5)) over those weights;
-``ranks_from_weights`` computes either rank from any weights, and
-``mean_comm`` is HEFT's mean communication cost of every arc.
+[T02]_ (eqs. (4) and (5)) over those weights; ``ranks_from_weights`` computes
+either rank from any weights; ``mean_comm`` is HEFT's mean communication cost
+of every arc; ``optimistic_finish_time`` is the OFT table of [McS]_ sec. 4.1.
+
+Weightings on our model
+-----------------------
+Costs ``w(t, p)`` are per processor, ``inf`` outside a task's affinity; every
+node weight below looks only at the *allowed* processors. The delay of arc
+``a`` between processors ``p != q`` is ``arc_unit[a] * hops[p, q]`` (multi-hop
+networks, ``matrix`` hops, and zero hops between the CPUs of an
+``accelerated-node`` are all covered). Weightings defined in their papers for
+two processor types (CPU, GPU) are generalised by treating every processor on
+its own; on a CPU-GPU platform, where all processors of a type cost the same,
+this gives the papers' values.
+
+================  ==========================  ===============================================
+name              node weight                 arc weight (times ``arc_unit``)
+================  ==========================  ===============================================
+``mean``          mean allowed cost [T02]_    mean hops over distinct ordered pairs
+``median``        median allowed cost [ZS03]_ median hops over distinct ordered pairs
+``best``          least cost [ZS03]_          least hops between fastest processors (0 if shared)
+``worst``         largest cost [ZS03]_        largest hops between distinct slowest processors
+``simple-best``   least cost [ZS03]_          least hops between distinct allowed processors
+``simple-worst``  largest cost [ZS03]_        largest hops between distinct allowed processors
+``optimistic``    cost on ideal proc. [McS]_  hops between the two ideal processors
+``speedup``       slowest / fastest [SFB13]_  0
+``diff``          slowest - fastest [SFB13]_  0
+``nc``            diff / speedup [SFB13]_     0
+``wm``            speed-weighted mean [HOFT]_ expected hops, placements weighted by speed
+================  ==========================  ===============================================
 
 References
 ----------
-.. [1] H. Topcuoglu, S. Hariri, M.-Y. Wu, "Performance-effective and
+.. [T02] H. Topcuoglu, S. Hariri, M.-Y. Wu, "Performance-effective and
    low-complexity task scheduling for heterogeneous computing", IEEE TPDS
    13(3), 260-274, 2002. doi:10.1109/71.993206
+.. [ZS03] H. Zhao, R. Sakellariou, "An experimental investigation into the rank
+   function of the heterogeneous earliest finish time scheduling algorithm",
+   Euro-Par 2003, LNCS 2790, 189-194. doi:10.1007/978-3-540-45209-6_28
+.. [SFB13] K. R. Shetti, S. A. Fahmy, T. Bretschneider, "Optimization of the
+   HEFT algorithm for a CPU-GPU environment", PDCAT 2013, 212-218.
+   doi:10.1109/PDCAT.2013.40
+.. [HOFT] T. McSweeney, N. Walton, M. Zounon, "An efficient new static
+   scheduling heuristic for accelerated architectures", ICCS 2020, LNCS 12137,
+   3-16. doi:10.1007/978-3-030-50371-0_1
+.. [McS] T. McSweeney, "Scheduling with precedence constraints in
+   high-performance computing", PhD continuation report, University of
+   Manchester, 2019, secs. 2.3.2, 2.3.4, 4.1, 4.2.2 and 4.4.
 """
 
 from __future__ import annotations
@@ -32,6 +71,7 @@ from exactsched.problem import Problem
 
 __all__ = [
     "WEIGHTINGS",
+    "optimistic_finish_time",
     "mean_comm",
     "weights",
     "upward_rank",
@@ -85,33 +125,313 @@ def mean_comm(problem: Problem) -> np.ndarray:
 
     Notes
     -----
-    The pairs run over *all* distinct processors, not only those in the
-    affinity of the arc's endpoints: this is the definition of the HOFT paper
-    [2]_ (mean of ``comm`` over ordered pairs of distinct processors). On a
-    uniform network it equals Topcuoglu's ``L + data / B`` [1]_; it stays
-    defined when some pairs cost nothing, e.g. two CPU cores of an
-    ``accelerated-node`` platform (those pairs count, with delay 0).
+    The pairs run over *all* ordered pairs of distinct processors, not only
+    those in the affinity of the arc's endpoints (a deliberate choice: it is
+    the definition the project follows, and it keeps the weight a property of
+    the arc and the network alone). This is the sum of eq. (2) of the HOFT
+    paper [2]_, ``sum_{k, l} A_kl c(k, l)`` with ``A_CC = P_C (P_C - 1)``,
+    ``A_CG = P_C P_G``, ``A_GG = P_G (P_G - 1)``, divided by the number of those
+    pairs, ``P (P - 1)`` (the draft of [2]_ we read divides by ``P ** 2``,
+    which would also count the ``P`` same-processor pairs of delay 0). On a
+    uniform network it equals Topcuoglu's ``L + data / B`` [1]_ and reproduces
+    the ranks [1]_ lists for its Fig. 2 sample DAG. It stays defined when some
+    pairs cost nothing, e.g. two CPU cores of an ``accelerated-node`` platform
+    (those pairs count, with delay 0).
 
     References
     ----------
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.1.
-    .. [2] McSweeney, Hobbs, Kosmidis, "HOFT: a heterogeneous optimistic
-       finish time heuristic", ICCS 2020 (definition of mean communication).
+    .. [2] McSweeney, Walton, Zounon, "An efficient new static scheduling
+       heuristic for accelerated architectures", ICCS 2020, sec. 4, eq. (2).
     """
     return np.asarray(problem.arc_unit, dtype=float) * _mean_hops(problem)
 
 
-def _mean_node(problem: Problem) -> np.ndarray:
-    return problem.mean_cost()
+def _safe(values: np.ndarray) -> np.ndarray:
+    """Replace the +-inf of empty reductions by 0 (no pair: nothing to send)."""
+    return np.where(np.isfinite(values), values, 0.0)
+
+
+def _pair_extreme(problem: Problem, mask: np.ndarray, kind: str, *, distinct: bool) -> np.ndarray:
+    """Per arc: min or max of ``hops[p, q]`` over ``p`` in ``mask[src]``, ``q`` in ``mask[dst]``.
+
+    ``distinct`` leaves out ``p == q``. An arc without any such pair gets 0.
+    Cost ``O(K P^2 + e P)`` with ``K`` the number of distinct mask rows.
+    """
+    n_procs = problem.n_processors
+    is_min = kind == "min"
+    empty = np.inf if is_min else -np.inf
+    reduce = np.min if is_min else np.max
+    hops = np.array(problem.hops, dtype=float)
+    if distinct:
+        np.fill_diagonal(hops, empty)
+    rows, inverse = np.unique(mask, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    # best[r, q]: extreme of hops[p, q] over p in rows[r] (chunked to bound memory).
+    best = np.empty((len(rows), n_procs))
+    chunk = max(1, 4_000_000 // max(1, n_procs * n_procs))
+    for lo in range(0, len(rows), chunk):
+        block = rows[lo : lo + chunk]
+        best[lo : lo + chunk] = reduce(np.where(block[:, :, None], hops[None], empty), axis=1)
+    src, dst = problem.arc_src, problem.arc_dst
+    per_arc = reduce(np.where(mask[dst], best[inverse[src]], empty), axis=1, initial=empty)
+    return _safe(per_arc)
+
+
+def _extreme_mask(problem: Problem, kind: str) -> np.ndarray:
+    """``(n, P)`` mask of the allowed processors where each task is fastest/slowest."""
+    cost = problem.cost
+    if kind == "min":
+        target = cost.min(axis=1)
+    else:
+        target = np.where(problem.allowed, cost, -np.inf).max(axis=1)
+    return problem.allowed & (cost == target[:, None])
 
 
 def _mean(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """HEFT's default: mean cost over allowed processors, :func:`mean_comm` on arcs."""
-    return _mean_node(problem), mean_comm(problem)
+    """HEFT's default [T02]_: mean over allowed processors; :func:`mean_comm` on arcs."""
+    return problem.mean_cost(), mean_comm(problem)
+
+
+def _median(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zhao and Sakellariou's *median* [ZS03]_ (report sec. 2.3.2 [McS]_).
+
+    Node: median cost over the allowed processors (mean of the two middle values
+    for an even count). Arc: ``arc_unit`` times the median of ``hops[p, q]`` over
+    all ordered pairs of distinct processors, the same pairs as ``"mean"``.
+    """
+    node = np.nanmedian(np.where(problem.allowed, problem.cost, np.nan), axis=1)
+    n_procs = problem.n_processors
+    if n_procs < 2:
+        return node, np.zeros(problem.n_edges)
+    median_hops = float(np.median(problem.hops[~np.eye(n_procs, dtype=bool)]))
+    return node, np.asarray(problem.arc_unit, dtype=float) * median_hops
+
+
+def _best(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zhao and Sakellariou's *best* [ZS03]_ (report sec. 2.3.2, 4.2.2 [McS]_).
+
+    Node: least cost over the allowed processors. Arc ``i -> j``: the delay
+    implied by that choice, ``arc_unit * min hops[p, q]`` over ``p`` among the
+    fastest processors of ``i`` and ``q`` among those of ``j``; 0 when both can
+    be fastest on one processor (they would share it, the optimistic reading).
+    """
+    mask = _extreme_mask(problem, "min")
+    arc = problem.arc_unit * _pair_extreme(problem, mask, "min", distinct=False)
+    return problem.min_cost(), arc
+
+
+def _worst(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zhao and Sakellariou's *worst* [ZS03]_ (report sec. 2.3.2, 4.2.2 [McS]_).
+
+    Node: largest cost over the allowed processors. Arc ``i -> j``:
+    ``arc_unit * max hops[p, q]`` over *distinct* ``p`` among the slowest
+    processors of ``i`` and ``q`` among those of ``j`` (the pessimistic reading:
+    two tasks on the same kind of processor are on different ones); 0 when the
+    only choice is one shared processor.
+    """
+    mask = _extreme_mask(problem, "max")
+    node = np.where(problem.allowed, problem.cost, -np.inf).max(axis=1)
+    arc = problem.arc_unit * _pair_extreme(problem, mask, "max", distinct=True)
+    return node, arc
+
+
+def _simple_best(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zhao and Sakellariou's *simple best* [ZS03]_ (report sec. 2.3.2 [McS]_).
+
+    Node: least cost, as ``"best"``. Arc: the least delay of the arc between two
+    *distinct* processors, ``p`` allowed for ``i`` and ``q`` allowed for ``j``,
+    chosen independently of the node weights (that is the difference from
+    ``"best"``); 0 when no such pair exists.
+    """
+    arc = problem.arc_unit * _pair_extreme(problem, problem.allowed, "min", distinct=True)
+    return problem.min_cost(), arc
+
+
+def _simple_worst(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zhao and Sakellariou's *simple worst* [ZS03]_ (report sec. 2.3.2 [McS]_).
+
+    Node: largest cost, as ``"worst"``. Arc: the largest delay of the arc
+    between two distinct allowed processors (max ``hops`` on the allowed pairs),
+    independent of the node weights; 0 when no such pair exists.
+    """
+    node = np.where(problem.allowed, problem.cost, -np.inf).max(axis=1)
+    arc = problem.arc_unit * _pair_extreme(problem, problem.allowed, "max", distinct=True)
+    return node, arc
+
+
+def optimistic_finish_time(problem: Problem) -> np.ndarray:
+    """The optimistic finish time table ``OFT`` (report sec. 4.1 [1]_).
+
+    ``OFT(t, p) = w(t, p) + max over arcs s -> t of
+    min over p' of (OFT(s, p') + comm(s, t, p', p))``, i.e. the earliest ``t``
+    can finish on ``p`` with unlimited processors of every kind and no
+    contention; ``inf`` where ``t`` may not run.
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, P)`` table.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 4], [3, 1]], [(0, 1, 9)])
+    >>> optimistic_finish_time(p).tolist()
+    [[2.0, 4.0], [5.0, 5.0]]
+
+    References
+    ----------
+    .. [1] T. McSweeney, PhD continuation report, University of Manchester,
+       2019, sec. 4.1 (with ``OFT(s, p')`` where the report prints ``w(s, p')``).
+    """
+    n, n_procs = problem.n_tasks, problem.n_processors
+    hops = np.asarray(problem.hops, dtype=float)
+    oft = np.array(problem.cost, dtype=float)
+    ready = np.zeros((n, n_procs))
+    level = _levels(problem)
+    # Arcs into tasks of one level only read OFT of earlier levels: one batch per level.
+    order = np.argsort(level[problem.arc_dst], kind="stable")
+    arc_level = level[problem.arc_dst][order]
+    bounds = np.searchsorted(arc_level, np.arange(level.max() + 2 if n else 1))
+    chunk = max(1, 4_000_000 // max(1, n_procs * n_procs))
+    for lv in range(1, len(bounds) - 1):
+        tasks = np.flatnonzero(level == lv)
+        arcs = order[bounds[lv] : bounds[lv + 1]]
+        for lo in range(0, len(arcs), chunk):
+            part = arcs[lo : lo + chunk]
+            src = problem.arc_src[part]
+            unit = problem.arc_unit[part]
+            # arrival[a, p] = min over p' of OFT(src, p') + unit * hops[p', p]
+            arrival = (oft[src][:, :, None] + unit[:, None, None] * hops[None]).min(axis=1)
+            np.maximum.at(ready, problem.arc_dst[part], arrival)
+        oft[tasks] = problem.cost[tasks] + ready[tasks]
+    return oft
+
+
+def _levels(problem: Problem) -> np.ndarray:
+    """Longest number of arcs from an entry task to each task."""
+    level = [0] * problem.n_tasks
+    ptr = problem.pred_ptr.tolist()
+    src = problem.arc_src[problem.pred_arcs].tolist()
+    for j in problem.topological_order.tolist():
+        best = -1
+        for k in range(ptr[j], ptr[j + 1]):
+            if level[src[k]] > best:
+                best = level[src[k]]
+        level[j] = best + 1
+    return np.array(level, dtype=np.int64)
+
+
+def _optimistic(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """McSweeney's *optimistic* weighting (report sec. 4.2.2 [McS]_).
+
+    Each task's ideal processor is where its :func:`optimistic_finish_time` is
+    least (ties: lowest index), the processor it would run on with no
+    contention. Node: the task's cost there. Arc ``i -> j``: its delay between
+    the two ideal processors, ``arc_unit * hops[p_i, p_j]`` (0 if they
+    coincide). Costs ``O(e P^2)``, unlike the other weightings.
+    """
+    ideal = optimistic_finish_time(problem).argmin(axis=1)
+    node = problem.cost[np.arange(problem.n_tasks), ideal]
+    arc = problem.arc_unit * problem.hops[ideal[problem.arc_src], ideal[problem.arc_dst]]
+    return node, arc
+
+
+def _slow_fast(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Cost on the slowest and on the fastest allowed processor of every task."""
+    slow = np.where(problem.allowed, problem.cost, -np.inf).max(axis=1)
+    return slow, problem.min_cost()
+
+
+def _speedup(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Shetti, Fahmy and Bretschneider's *speedup* [SFB13]_ (report sec. 2.3.4 [McS]_).
+
+    Node: ``w(t, p_s) / w(t, p_f)``, slowest over fastest allowed processor (1
+    when both are 0, ``inf`` when only the fastest is 0). Arcs: 0, the ranks
+    ignore communication as in the paper.
+    """
+    slow, fast = _slow_fast(problem)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        node = np.where(slow == fast, 1.0, slow / fast)
+    return node, np.zeros(problem.n_edges)
+
+
+def _diff(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Shetti, Fahmy and Bretschneider's *diff* [SFB13]_ (report sec. 2.3.4 [McS]_).
+
+    Node: ``w(t, p_s) - w(t, p_f)``. Arcs: 0.
+    """
+    slow, fast = _slow_fast(problem)
+    return slow - fast, np.zeros(problem.n_edges)
+
+
+def _nc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Shetti, Fahmy and Bretschneider's *NC* weight [SFB13]_ (report sec. 2.3.4, 4.4 [McS]_).
+
+    Node: ``|w(t, p_s) - w(t, p_f)| / (w(t, p_s) / w(t, p_f))``, i.e. diff over
+    speedup, which equals ``(w_s - w_f) w_f / w_s`` (0 when ``w_s`` is 0).
+    Arcs: 0.
+    """
+    slow, fast = _slow_fast(problem)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        node = np.where(slow > 0, (slow - fast) * fast / slow, 0.0)
+    return node, np.zeros(problem.n_edges)
+
+
+def _placement_probabilities(problem: Problem) -> np.ndarray:
+    """HEFT-WM's ``(n, P)`` chance of each task to run on each processor.
+
+    Proportional to the processor's speed for the task, ``1 / w(t, p)``, over
+    the allowed processors; a task with a zero cost goes to its zero-cost
+    processors with equal chance (the limit of ``1 / w``).
+    """
+    cost, allowed = problem.cost, problem.allowed
+    zero = allowed & (cost == 0)
+    with np.errstate(divide="ignore"):
+        speed = np.where(allowed, 1.0 / cost, 0.0)
+    speed = np.where(zero.any(axis=1)[:, None], zero.astype(float), speed)
+    return speed / speed.sum(axis=1, keepdims=True)
+
+
+def _wm(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """HEFT-WM, the weighted mean of McSweeney et al. [HOFT]_, eqs. (6) and (7).
+
+    The paper weights a CPU by 1 and a GPU by the task's acceleration ratio
+    ``r_t = w_C(t) / w_G(t)``; normalised, the chance of running on processor
+    ``p`` is proportional to ``1 / w(t, p)``, and that is how we generalise to
+    any number of processors and types (0 outside the affinity).
+    Node: ``sum_p pi_tp w(t, p)``, the harmonic mean of the allowed costs
+    (0 if a cost is 0). Arc ``i -> j``: the expected delay when ``i`` and ``j``
+    are placed independently with these chances,
+    ``arc_unit * sum_{p, q} pi_ip pi_jq hops[p, q]``. As in eq. (7), whose
+    denominator ``(P_C + r_i P_G)(P_C + r_j P_G)`` sums over all pairs, the
+    pairs ``p == q`` count with delay 0; so with identical costs everywhere the
+    node weights equal ``"mean"``'s and the arc weights are ``(P - 1) / P``
+    times ``"mean"``'s.
+    """
+    prob = _placement_probabilities(problem)
+    node = np.where(prob > 0, prob * np.where(problem.allowed, problem.cost, 0.0), 0.0).sum(axis=1)
+    spread = prob @ np.asarray(problem.hops, dtype=float)  # (n, P): expected hops to each q
+    expected_hops = np.einsum("ap,ap->a", spread[problem.arc_src], prob[problem.arc_dst])
+    return node, problem.arc_unit * expected_hops
 
 
 _WEIGHTINGS = {
     "mean": _mean,
+    "median": _median,
+    "best": _best,
+    "worst": _worst,
+    "simple-best": _simple_best,
+    "simple-worst": _simple_worst,
+    "optimistic": _optimistic,
+    "speedup": _speedup,
+    "diff": _diff,
+    "nc": _nc,
+    "wm": _wm,
 }
 
 
@@ -142,6 +462,18 @@ def weights(problem: Problem, weighting: str = "mean") -> tuple[np.ndarray, np.n
     >>> node_w, arc_w = weights(p)
     >>> node_w.tolist(), arc_w.tolist()
     ([3.0, 7.0], [3.0])
+    >>> weights(p, "best")[0].tolist()
+    [2.0, 6.0]
+
+    Notes
+    -----
+    The table in the module docstring summarises the weightings; the exact
+    definition of each, with its source and its generalisation to our model
+    (any number of processors and types, affinity, multi-hop networks), is the
+    docstring of the private function ``_<name>`` of this module (``-``
+    written ``_``), e.g. ``heuristics.ranking._wm``. Order pairs get weight 0
+    in all of them. ``speedup`` is ``inf`` for a task whose fastest cost is 0
+    and slowest positive; every other weight is finite and non-negative.
     """
     func = _WEIGHTINGS.get(weighting)
     if func is None:

@@ -1,0 +1,33 @@
+"""Shared input handling of the workload readers: a path or the text itself."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from exactsched.errors import InstanceError
+
+__all__ = ["read_source"]
+
+
+def read_source(source: str | os.PathLike[str], what: str) -> tuple[str, str, Path | None]:
+    """The text of ``source`` and a label for error messages.
+
+    A path-like object, or a string without a newline, is a file name; a string
+    containing a newline is the file's text itself. Returns ``(text, label,
+    path)``, where ``label`` is the file name (or ``what`` for text) and ``path``
+    is None for text.
+    """
+    if isinstance(source, str) and "\n" in source:
+        return source, what, None
+    if not isinstance(source, str | os.PathLike):
+        raise InstanceError(
+            f"{what}: expected a path or the file text, got {type(source).__name__}"
+        )
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InstanceError(f"{path}: cannot read file: {reason}") from None
+    return text, str(path), path

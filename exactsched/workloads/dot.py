@@ -1,0 +1,342 @@
+"""Reader of Sinnen's task graphs in Graphviz DOT form.
+
+Contract
+--------
+:func:`read_dot` reads one ``digraph`` whose node attribute ``Weight`` is the
+task's execution time and whose edge attribute ``Weight`` is the communication
+delay of the edge, paid only when its two tasks run on different processors.
+The result is a :class:`~exactsched.Problem` on ``n_processors`` identical,
+fully connected processors (``latency = 0``, ``bandwidth = 1``), so the
+``data`` of an edge equals its ``Weight``: the classic model of Sinnen's
+textbook and of the optimal-scheduling benchmarks built on his generator.
+
+Task ids are the DOT node names; tasks are ordered by number when every name
+is a non-negative integer, else by first appearance.
+
+Only the DOT subset that graph generators write is read, with no extra
+dependency: ``[strict] digraph [ID] { ... }`` holding node statements
+``ID [attrs]``, edge statements ``ID -> ID (-> ID)* [attrs]``, graph/node/edge
+default statements (``graph [...]``, ``node [...]``, ``edge [...]``, ``a = b``),
+quoted or bare IDs, and ``//``, ``/* */`` and ``#`` comments. Subgraphs,
+ports and undirected graphs are refused. Every error raises
+:class:`~exactsched.InstanceError` with a message starting ``file:line:``.
+
+References
+----------
+.. [1] O. Sinnen, "Task Scheduling for Parallel Systems", Wiley, 2007.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from exactsched.errors import InstanceError, MethodError
+from exactsched.problem import Problem
+from exactsched.workloads._source import read_source
+
+__all__ = ["read_dot", "read_dot_optima"]
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>[ \t\r\f\v]+)
+  | (?P<newline>\n)
+  | (?P<comment>//[^\n]*|/\*.*?\*/|\#[^\n]*)
+  | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<arrow>->|--)
+  | (?P<id>-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?![A-Za-z_])
+          |[A-Za-z_\x80-\uffff][A-Za-z_0-9\x80-\uffff]*)
+  | (?P<symbol>[{}\[\]=,;:])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_KEYWORDS = {"strict", "graph", "digraph", "node", "edge", "subgraph"}
+
+
+class _Lexer:
+    """Tokens ``(kind, text, line)``; ``kind`` is ``id``, ``string``, ``arrow`` or the symbol."""
+
+    def __init__(self, text: str, label: str) -> None:
+        self.label = label
+        self.tokens: list[tuple[str, str, int]] = []
+        line, pos = 1, 0
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            if match is None:
+                raise InstanceError(f"{label}:{line}: unexpected character {text[pos]!r}")
+            kind, value = match.lastgroup or "", match.group()
+            if kind == "string":
+                self.tokens.append(("id", value[1:-1].replace('\\"', '"'), line))
+            elif kind == "id":
+                self.tokens.append(("id", value, line))
+            elif kind == "arrow":
+                self.tokens.append(("arrow", value, line))
+            elif kind == "symbol":
+                self.tokens.append((value, value, line))
+            line += value.count("\n")
+            pos = match.end()
+        self.end_line = line
+        self.pos = 0
+
+    def peek(self) -> tuple[str, str, int]:
+        if self.pos < len(self.tokens):
+            return self.tokens[self.pos]
+        return ("eof", "end of file", self.end_line)
+
+    def next(self) -> tuple[str, str, int]:
+        token = self.peek()
+        self.pos += 1
+        return token
+
+    def expect(self, kind: str, what: str) -> tuple[str, str, int]:
+        token = self.next()
+        if token[0] != kind:
+            self.fail(token, f"expected {what}, got {token[1]!r}")
+        return token
+
+    def fail(self, token: tuple[str, str, int], message: str) -> None:
+        raise InstanceError(f"{self.label}:{token[2]}: {message}")
+
+
+def _attributes(lex: _Lexer) -> dict[str, tuple[str, int]]:
+    """One or more ``[k = v, ...]`` lists; values with their line numbers."""
+    attrs: dict[str, tuple[str, int]] = {}
+    while lex.peek()[0] == "[":
+        lex.next()
+        while lex.peek()[0] != "]":
+            key = lex.expect("id", "an attribute name or ']'")
+            if lex.peek()[0] == "=":
+                lex.next()
+                value = lex.expect("id", f"a value for attribute {key[1]!r}")
+                attrs[key[1]] = (value[1], value[2])
+            else:
+                attrs[key[1]] = ("true", key[2])
+            if lex.peek()[0] in (",", ";"):
+                lex.next()
+        lex.next()
+    return attrs
+
+
+def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> float | None:
+    for key in ("Weight", "weight"):
+        if key in attrs:
+            text, line = attrs[key]
+            try:
+                value = float(text)
+            except ValueError:
+                raise InstanceError(
+                    f"{label}:{line}: {what}: Weight must be a number, got {text!r}"
+                ) from None
+            if not value >= 0 or value == float("inf"):
+                raise InstanceError(f"{label}:{line}: {what}: Weight must be finite and >= 0")
+            return int(value) if value.is_integer() else value
+    return None
+
+
+def _node_id(lex: _Lexer) -> tuple[str, int]:
+    kind, text, line = lex.next()
+    if kind != "id" or text in _KEYWORDS:
+        lex.fail((kind, text, line), f"expected a node name, got {text!r}")
+    if lex.peek()[0] == ":":
+        lex.fail(lex.peek(), "ports (node:port) are not supported")
+    return text, line
+
+
+def _parse(text: str, label: str) -> tuple[str, list[Any], list[Any]]:
+    """The graph name, nodes ``(name, attrs, line)`` and edges ``(src, dst, attrs, line)``."""
+    lex = _Lexer(text, label)
+    token = lex.next()
+    if token[0] == "id" and token[1].lower() == "strict":
+        token = lex.next()
+    if token[0] != "id" or token[1].lower() != "digraph":
+        lex.fail(token, f"expected 'digraph', got {token[1]!r} (only directed graphs are read)")
+    name = ""
+    if lex.peek()[0] == "id":
+        name = lex.next()[1]
+    lex.expect("{", "'{'")
+    nodes: dict[str, list[Any]] = {}
+    edges: list[Any] = []
+    edge_defaults: dict[str, tuple[str, int]] = {}
+    node_defaults: dict[str, tuple[str, int]] = {}
+    while True:
+        token = lex.peek()
+        if token[0] == "}":
+            lex.next()
+            break
+        if token[0] == "eof":
+            lex.fail(token, "expected '}' before the end of the file")
+        if token[0] == ";":
+            lex.next()
+            continue
+        if token[0] != "id":
+            lex.fail(token, f"expected a statement, got {token[1]!r}")
+        word = token[1].lower()
+        if word == "subgraph":
+            lex.fail(token, "subgraphs are not supported")
+        if word in ("graph", "node", "edge"):
+            lex.next()
+            if lex.peek()[0] != "[":
+                lex.fail(lex.peek(), f"expected '[' after {token[1]!r}, got {lex.peek()[1]!r}")
+            attrs = _attributes(lex)
+            if word == "node":
+                node_defaults.update(attrs)
+            elif word == "edge":
+                edge_defaults.update(attrs)
+            continue
+        first, line = _node_id(lex)
+        if lex.peek()[0] == "=":  # graph attribute a = b
+            lex.next()
+            lex.expect("id", f"a value for {first!r}")
+            continue
+        chain = [(first, line)]
+        while lex.peek()[0] == "arrow":
+            arrow = lex.next()
+            if arrow[1] == "--":
+                lex.fail(arrow, "'--' is an undirected edge; expected '->'")
+            chain.append(_node_id(lex))
+        attrs = _attributes(lex)
+        for node, node_line in chain:
+            if node not in nodes:
+                nodes[node] = [node, dict(node_defaults), node_line]
+        if len(chain) == 1:
+            nodes[first][1].update(attrs)
+            nodes[first][2] = line
+        else:
+            for (src, _), (dst, dst_line) in zip(chain, chain[1:], strict=False):
+                edges.append((src, dst, {**edge_defaults, **attrs}, dst_line))
+    extra = lex.peek()
+    if extra[0] != "eof":
+        lex.fail(extra, f"unexpected {extra[1]!r} after the graph")
+    return name, list(nodes.values()), edges
+
+
+def read_dot(
+    source: str | os.PathLike[str], n_processors: int, *, name: str | None = None
+) -> Problem:
+    """Read a DOT task graph with ``Weight`` attributes as a problem with communication.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A file path, or the DOT text itself (a string containing a newline).
+    n_processors : int
+        Number of identical processors (>= 1), fully connected.
+    name : str, optional
+        Problem name; default the graph's name in the file.
+
+    Returns
+    -------
+    Problem
+        One task per node (cost = node ``Weight``), one data edge per DOT edge
+        (``data`` = edge ``Weight``, 0 when absent), processors ``"p0" ..``.
+
+    Raises
+    ------
+    InstanceError
+        ``file:line: ...`` for a syntax error, an unsupported construct, a node
+        without ``Weight``, a non-numeric or negative weight, a repeated edge,
+        a self loop; and for a cycle.
+    MethodError
+        If ``n_processors`` is not a positive integer.
+
+    Examples
+    --------
+    >>> text = '''digraph "g" {
+    ...   a [Weight=2];
+    ...   b [Weight=3];
+    ...   a -> b [Weight=5];
+    ... }'''
+    >>> p = read_dot(text, 2)
+    >>> p.task_ids, p.cost[:, 0].tolist(), p.comm(0, 0, 1), p.comm(0, 1, 1)
+    (('a', 'b'), [2.0, 3.0], 5.0, 0.0)
+    >>> read_dot('digraph {\\n a [Weight=2];\\n a -> b;\\n}', 1)
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.InstanceError: dot:3: node 'b' has no Weight
+
+    References
+    ----------
+    .. [1] O. Sinnen, "Task Scheduling for Parallel Systems", Wiley, 2007.
+    """
+    if isinstance(n_processors, bool) or not isinstance(n_processors, int) or n_processors < 1:
+        raise MethodError(f"n_processors: expected a positive integer, got {n_processors!r}")
+    text, label, _ = read_source(source, "dot")
+    graph_name, nodes, edges = _parse(text, label)
+    if not nodes:
+        raise InstanceError(f"{label}:1: the graph has no nodes")
+    if all(node[0].isdigit() for node in nodes):
+        nodes.sort(key=lambda node: int(node[0]))
+    tasks = []
+    for node_name, attrs, line in nodes:
+        weight = _weight(attrs, label, f"node {node_name!r}")
+        if weight is None:
+            raise InstanceError(f"{label}:{line}: node {node_name!r} has no Weight")
+        tasks.append({"id": node_name, "cost": weight})
+    seen: set[tuple[str, str]] = set()
+    doc_edges = []
+    for src, dst, attrs, line in edges:
+        if src == dst:
+            raise InstanceError(f"{label}:{line}: self loop on node {src!r}")
+        if (src, dst) in seen:
+            raise InstanceError(f"{label}:{line}: edge {src!r} -> {dst!r} appears twice")
+        seen.add((src, dst))
+        data = _weight(attrs, label, f"edge {src!r} -> {dst!r}")
+        doc_edges.append({"src": src, "dst": dst, "data": 0 if data is None else data})
+    document = {
+        "format": "exactsched/instance@1",
+        "name": name if name is not None else graph_name,
+        "platform": {
+            "processors": [{"id": f"p{k}"} for k in range(n_processors)],
+            "network": {"topology": "fully-connected"},
+        },
+        "tasks": tasks,
+        "edges": doc_edges,
+    }
+    try:
+        return Problem.from_json(document)
+    except InstanceError as exc:  # a cycle: the core names the tasks
+        raise InstanceError(f"{label}: {exc}") from None
+
+
+def read_dot_optima(path: str | os.PathLike[str]) -> dict[tuple[str, int], int]:
+    """Read a table of optimal makespans: lines ``file P optimum`` (``#`` starts a comment).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file path, or the text itself (a string containing a newline).
+
+    Returns
+    -------
+    dict
+        ``(file, P) -> optimum``.
+
+    Raises
+    ------
+    InstanceError
+        ``file:line: ...`` for a line that is not ``name int int`` or a repeated key.
+
+    Examples
+    --------
+    >>> read_dot_optima("# comment\\nNodes_7_OutTree.dot 2 28\\n")
+    {('Nodes_7_OutTree.dot', 2): 28}
+    """
+    text, label, _ = read_source(path, "optima")
+    table: dict[tuple[str, int], int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        fields = raw.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
+            raise InstanceError(
+                f"{label}:{number}: expected 'file P optimum', got {raw.strip()!r}"
+            )
+        key = (fields[0], int(fields[1]))
+        if key in table:
+            raise InstanceError(
+                f"{label}:{number}: {fields[0]} with P = {fields[1]} appears twice"
+            )
+        table[key] = int(fields[2])
+    return table

@@ -1,0 +1,190 @@
+"""Every bound of exactsched.bounds is a true lower bound: checked against brute force.
+
+Hand-computed values on tiny graphs pin each bound; a hypothesis sweep over
+random tiny instances (every topology, isolation, order pairs, affinity,
+fractional data) checks ``bound <= optimum`` for each of them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import exactsched
+from exactsched import Problem
+from exactsched.bounds import (
+    class_load_bound,
+    critical_path_bound,
+    isolation_bound,
+    load_bound,
+    lower_bound,
+    lower_bounds,
+    optimistic_critical_path,
+)
+from exactsched.generators import TOPOLOGIES, random_instance
+
+BOUNDS = {
+    "critical_path_bound": critical_path_bound,
+    "optimistic_critical_path": optimistic_critical_path,
+    "load_bound": load_bound,
+    "class_load_bound": class_load_bound,
+    "isolation_bound": isolation_bound,
+    "lower_bound": lower_bound,
+}
+
+
+def _optimum(problem: Problem) -> float:
+    result = exactsched.solve(problem, "bruteforce")
+    assert result.status is exactsched.Status.OPTIMAL
+    return float(result.makespan)
+
+
+# ---- hand-computed values -----------------------------------------------------------
+
+
+def test_chain_with_dear_communication() -> None:
+    # a -> b with 5 units; a costs [1, 10], b costs [10, 1].
+    # critical path: 1 + 1 = 2 (no communication);
+    # OFT(a) = [1, 10]; OFT(b, p0) = 10 + min(1, 10 + 5) = 11,
+    # OFT(b, p1) = 1 + min(1 + 5, 10) = 7, so the optimistic critical path is 7,
+    # which is the optimum (a on p0, b on p1).
+    p = Problem.from_lists([[1, 10], [10, 1]], [(0, 1, 5)])
+    assert critical_path_bound(p) == 2
+    assert optimistic_critical_path(p) == 7
+    assert load_bound(p) == 1
+    assert isolation_bound(p) == 0
+    assert lower_bound(p) == 7 == _optimum(p)
+
+
+def test_optimistic_path_follows_hops() -> None:
+    # Fork s -> x, s -> y, y only on p3; on a line (mesh [4]) p0 -> p3 is 3 hops,
+    # and s only runs on p0: OFT(y) = 1 + 3 * 1 + 4 = 8, the optimum.
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {
+            "processors": [{"id": f"p{k}"} for k in range(4)],
+            "network": {"topology": "mesh", "dims": [4]},
+        },
+        "tasks": [
+            {"id": "s", "cost": 1, "processors": ["p0"]},
+            {"id": "x", "cost": 4},
+            {"id": "y", "cost": 4, "processors": ["p3"]},
+        ],
+        "edges": [{"src": "s", "dst": "x", "data": 1}, {"src": "s", "dst": "y", "data": 1}],
+    }
+    p = Problem.from_json(doc)
+    assert critical_path_bound(p) == 5
+    assert optimistic_critical_path(p) == 8 == _optimum(p)
+
+
+def test_load_and_class_load() -> None:
+    # Three tasks costing 10 on p0 and 1 on p1: load = 3 / 2; the class LP puts
+    # x on p0 and 3 - x on p1 with 10 x = 3 - x, so T = 30 / 11; optimum 3 (all on p1).
+    p = Problem.from_lists([[10, 1], [10, 1], [10, 1]])
+    assert load_bound(p) == 1.5
+    assert math.isclose(class_load_bound(p), 30 / 11, rel_tol=1e-7)
+    assert class_load_bound(p) <= 30 / 11
+    assert lower_bound(p) == 3 == _optimum(p)
+
+
+def test_identical_processors_class_load_is_load() -> None:
+    # 18 units of work on two processors: 9, but no split reaches 9, so the optimum is 10
+    p = Problem.from_lists([4, 4, 4, 4, 2], n_processors=2)
+    assert load_bound(p) == class_load_bound(p) == 9
+    assert lower_bound(p) == 9
+    assert _optimum(p) == 10
+
+
+def test_isolation_pair() -> None:
+    p = Problem.from_lists([3, 4, 1], n_processors=3, isolation=[(0, 1)])
+    assert isolation_bound(p) == 7
+    assert critical_path_bound(p) == 4
+    assert lower_bound(p) == 7 == _optimum(p)
+
+
+def test_fractional_bound_is_not_rounded() -> None:
+    p = Problem.from_lists([[1.5, 2.5]])
+    assert not p.is_integral
+    assert lower_bound(p) == 1.5 == _optimum(p)
+
+
+def test_integral_bound_rounds_up() -> None:
+    p = Problem.from_lists([3, 3, 3], n_processors=2)  # load 4.5 -> 5; optimum 6
+    assert load_bound(p) == 4.5
+    assert lower_bound(p) == 5
+    assert _optimum(p) == 6
+
+
+def test_lower_bounds_names_every_bound() -> None:
+    p = Problem.from_lists([1, 2], [(0, 1, 1)], n_processors=2)
+    assert set(lower_bounds(p)) == {
+        "critical_path",
+        "optimistic_critical_path",
+        "load",
+        "class_load",
+        "isolation",
+    }
+
+
+# ---- never above the optimum -----------------------------------------------------
+
+
+@st.composite
+def tiny_instances(draw: st.DrawFn) -> Problem:
+    topology = draw(st.sampled_from(TOPOLOGIES))
+    wanted = draw(st.integers(1, 4))
+    if topology in ("hypercube", "fat-tree"):
+        n_procs = 1 if wanted == 1 else (2 if wanted < 4 else 4)
+    else:
+        n_procs = wanted
+    if n_procs == 1 and topology == "accelerated-node":
+        topology = "fully-connected"
+    n_tasks = draw(st.integers(1, 7))
+    pairs = 0 if n_tasks == 1 else None  # the generator needs two tasks to draw a pair
+    return random_instance(
+        n_tasks,
+        n_procs,
+        topology=topology,
+        ccr=draw(st.sampled_from([0.0, 0.5, 2.0, 5.0])),
+        heterogeneity=draw(st.sampled_from([0.0, 0.5, 0.9])),
+        n_order=draw(st.integers(0, 2)) if pairs is None else 0,
+        n_isolation=draw(st.integers(0, 3)) if pairs is None else 0,
+        affinity=draw(st.sampled_from([0.0, 0.5])),
+        integral=draw(st.booleans()),
+        latency=draw(st.sampled_from([0.0, 1.0])),
+        seed=draw(st.integers(0, 2**20)),
+    )
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(tiny_instances())
+def test_bounds_never_exceed_the_optimum(problem: Problem) -> None:
+    opt = _optimum(problem)
+    tol = 1e-9 * max(1.0, opt)
+    values = {name: float(bound(problem)) for name, bound in BOUNDS.items()}
+    for name, value in values.items():
+        assert value <= opt + tol, (name, value, opt)
+    # documented relations between the bounds
+    assert values["critical_path_bound"] <= values["optimistic_critical_path"] + tol
+    assert values["load_bound"] <= values["class_load_bound"] + tol
+    assert values["lower_bound"] >= max(lower_bounds(problem).values()) - tol
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_bounds_on_each_topology(topology: str) -> None:
+    n_procs = 4
+    problem = random_instance(
+        7, n_procs, topology=topology, n_isolation=2, n_order=1, affinity=0.3, seed=7
+    )
+    opt = _optimum(problem)
+    for name, bound in BOUNDS.items():
+        assert bound(problem) <= opt, name

@@ -1,0 +1,178 @@
+"""Tests of models/milp.py: proven optima on known instances, time limits, errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import exactsched
+from exactsched import MethodError, Problem, Status, validate
+from exactsched.generators import random_instance
+from models.milp import build_model, milp
+
+OPTS = {"workers": 1, "seed": 0, "time_limit": 30}
+
+
+def _fork(network: dict, types: list[str] | None = None, y_on: str = "p3") -> Problem:
+    """s (p0 only, cost 1) sends 1 unit to x and y (cost 4; y only on ``y_on``).
+
+    The optimum is ``5 + hops(p0, y_on)``.
+    """
+    types = types or ["cpu"] * 4
+    return Problem.from_json(
+        {
+            "format": "exactsched/instance@1",
+            "platform": {
+                "processors": [{"id": f"p{k}", "type": t} for k, t in enumerate(types)],
+                "network": network,
+            },
+            "tasks": [
+                {"id": "s", "cost": 1, "processors": ["p0"]},
+                {"id": "x", "cost": 4},
+                {"id": "y", "cost": 4, "processors": [y_on]},
+            ],
+            "edges": [{"src": "s", "dst": "x", "data": 1}, {"src": "s", "dst": "y", "data": 1}],
+        }
+    )
+
+
+ACCEL = ["cpu", "cpu", "cpu", "gpu"]
+ASYM = [[0, 1, 1, 2.5], [1, 0, 1, 1], [1, 1, 0, 1], [0.5, 1, 1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("problem", "expected"),
+    [
+        pytest.param(_fork({"topology": "fully-connected"}), 6, id="fully-connected"),
+        pytest.param(_fork({"topology": "mesh", "dims": [4]}), 8, id="mesh-line"),
+        pytest.param(_fork({"topology": "torus", "dims": [4]}), 6, id="torus-ring"),
+        pytest.param(_fork({"topology": "hypercube"}), 7, id="hypercube"),
+        pytest.param(_fork({"topology": "fat-tree"}), 7, id="fat-tree"),
+        pytest.param(_fork({"topology": "accelerated-node"}, ACCEL), 6, id="accel-gpu"),
+        pytest.param(_fork({"topology": "accelerated-node"}, ACCEL, "p2"), 5, id="accel-cpu"),
+        pytest.param(_fork({"topology": "matrix", "hops": ASYM}), 7.5, id="matrix-asymmetric"),
+    ],
+)
+def test_fork_per_topology(problem: Problem, expected: float) -> None:
+    result = milp(problem, **OPTS)
+    assert result.status is Status.OPTIMAL
+    assert result.makespan == expected
+    assert result.lower_bound == expected
+    assert validate(problem, result.schedule) == []
+
+
+def test_topcuoglu_optimum() -> None:
+    # HEFT gives 80 (Topcuoglu et al. 2002); the optimum, also found by cpsat and
+    # bruteforce, is 73.
+    p = exactsched.load_instance("examples/topcuoglu2002.json")
+    result = exactsched.solve(p, "milp", **OPTS)
+    assert result.status is Status.OPTIMAL
+    assert (result.makespan, result.lower_bound, result.gap) == (73, 73, 0.0)
+    assert validate(p, result.schedule) == []
+    assert result.stats["horizon"] <= 80
+
+
+def test_topcuoglu_with_scip() -> None:
+    p = exactsched.load_instance("examples/topcuoglu2002.json")
+    result = milp(p, solver="scip", **OPTS)
+    assert (result.status, result.makespan) == (Status.OPTIMAL, 73)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({}, 4),  # t2 (cost 1) follows t0 or t1
+        ({"isolation": [(0, 1)]}, 6),
+        ({"order": [(0, 1)]}, 6),
+        ({"affinity": {0: [0], 1: [0]}}, 6),
+        ({"isolation": [(0, 1)], "affinity": {0: [0], 1: [1]}}, 6),
+    ],
+)
+def test_pairs_and_affinity(kwargs: dict, expected: float) -> None:
+    p = Problem.from_lists([3, 3, 1], n_processors=2, **kwargs)
+    result = milp(p, **OPTS)
+    assert (result.status, result.makespan) == (Status.OPTIMAL, expected)
+    assert validate(p, result.schedule) == []
+
+
+def test_optimum_needs_idle_time() -> None:
+    p = Problem.from_lists(
+        [[10, 99], [1, 1], [1, 99], [99, 10]],
+        [(1, 2, 1), (2, 3, 0)],
+        affinity={0: [0], 1: [1], 2: [0], 3: [1]},
+    )
+    assert milp(p, **OPTS).makespan == 13
+
+
+def test_zero_length_task_may_sit_inside_another() -> None:
+    p = Problem.from_lists(
+        [[99, 1], [0, 99], [5, 99], [99, 3]],
+        [(0, 1, 1), (1, 3, 0)],
+        affinity={0: [1], 1: [0], 2: [0], 3: [1]},
+        isolation=[(1, 2)],  # zero-length isolation partners never overlap either
+    )
+    result = milp(p, **OPTS)
+    assert (result.status, result.makespan) == (Status.OPTIMAL, 5)
+    assert validate(p, result.schedule) == []
+
+
+def test_non_integer_data_validate_exactly() -> None:
+    p = random_instance(8, 3, topology="matrix", integral=False, n_isolation=2, seed=4)
+    result = milp(p, **OPTS)
+    assert result.status is Status.OPTIMAL
+    assert validate(p, result.schedule, tol=0.0) == []
+    assert math.isclose(result.lower_bound, result.makespan, rel_tol=1e-6)
+    assert result.lower_bound >= exactsched.lower_bound(p)
+
+
+def test_heuristic_already_optimal_skips_solver() -> None:
+    p = Problem.from_lists([2, 2, 2], n_processors=3)
+    result = milp(p, **OPTS)
+    assert (result.status, result.makespan) == (Status.OPTIMAL, 2)
+    assert "rows" not in result.stats
+
+
+def test_time_limit_gives_feasible_with_bound() -> None:
+    p = random_instance(40, 6, topology="mesh", n_isolation=3, seed=11)
+    result = milp(p, workers=1, seed=0, time_limit=0.5)
+    assert result.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert validate(p, result.schedule) == []
+    assert exactsched.lower_bound(p) <= result.lower_bound <= result.makespan
+    assert result.makespan <= result.stats["horizon"]
+    assert result.seconds < 15
+
+
+def test_relative_gap_stops_early_but_stays_sound() -> None:
+    p = random_instance(14, 4, topology="torus", seed=3)
+    result = milp(p, relative_gap=0.5, **OPTS)
+    assert result.gap is not None and result.gap <= 0.5 + 1e-9
+    assert validate(p, result.schedule) == []
+
+
+def test_model_size() -> None:
+    p = Problem.from_lists([1, 1], [(0, 1, 2)], n_processors=2)
+    model, cols = build_model(p, 10.0)
+    # x: 4, s: 2, C: 1; no y (the pair is ordered by the arc)
+    assert len(model.lb) == 7 and not cols["y"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"time_limit": -1}, r"^time_limit: must be >= 0, got -1$"),
+        ({"workers": 0}, r"^workers: must be >= 1, got 0$"),
+        ({"relative_gap": -0.1}, r"^relative_gap: must be >= 0, got -0.1$"),
+        ({"solver": "gurobi"}, r"^solver: unknown 'gurobi'; known: highs, scip$"),
+    ],
+)
+def test_bad_options(options: dict, message: str) -> None:
+    p = Problem.from_lists([1], n_processors=1)
+    with pytest.raises(MethodError, match=message):
+        milp(p, **options)
+
+
+def test_unknown_option_through_solve() -> None:
+    p = Problem.from_lists([1], n_processors=1)
+    with pytest.raises(MethodError, match="option 'gap': not an option of milp"):
+        exactsched.solve(p, "milp", gap=0.1)
