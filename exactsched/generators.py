@@ -175,6 +175,7 @@ def random_instance(
         n_isolation=n_isolation,
         affinity=affinity,
         latency=latency,
+        max_in_degree=max_in_degree,
     )
     rng = _rng(seed)
     network, types = random_network(topology, n_processors, seed=rng)
@@ -214,7 +215,7 @@ def random_instance(
         ],
     }
     order_pairs: set[tuple[int, int]] = set()
-    if n_order:
+    if n_order and n_tasks > 1:  # a pair needs two tasks
         arc_set = set(arcs)
         for _ in range(20 * n_order):
             if len(order_pairs) >= n_order:
@@ -223,7 +224,7 @@ def random_instance(
             if (a, b) not in arc_set:  # a < b keeps the union acyclic (arcs go up in index)
                 order_pairs.add((a, b))
         doc["order"] = [[f"t{a}", f"t{b}"] for a, b in sorted(order_pairs)]
-    if n_isolation:
+    if n_isolation and n_tasks > 1:
         # Only pairs no path joins (through edges or order pairs): those are the
         # ones that constrain the schedule.
         reach = _reachability(n_tasks, sorted(set(arcs) | order_pairs))
@@ -240,7 +241,7 @@ def random_instance(
 
 def _check_parameters(**values: float) -> None:
     """Refuse parameters outside their range with a ValueError naming them."""
-    minimum = {"n_tasks": 1, "n_processors": 1, "max_cost": 1}
+    minimum = {"n_tasks": 1, "n_processors": 1, "max_cost": 1, "max_in_degree": 1}
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float | np.number):
             raise ValueError(f"{key}: expected a number, got {value!r}")

@@ -222,7 +222,7 @@ def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
         warnings.warn(
             f"{where}: ignoring unknown key(s) {', '.join(map(repr, extra))}",
             InstanceWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
 

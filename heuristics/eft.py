@@ -251,6 +251,25 @@ class ScheduleBuilder:
         self._last = (task, self._n_placed, est.copy())
         return est, est + d
 
+    def earliest_start(self, task: int, ready: np.ndarray) -> np.ndarray:
+        """``(P,)`` earliest starts of ``task`` at or after a given data-ready time.
+
+        The search of :meth:`eft` (idle gaps or after the last task, isolation
+        partners, affinity), fed any ``(P,)`` data-ready time instead of the one
+        of the placed predecessors: for a lookahead that estimates a child whose
+        other parents are not placed yet.
+
+        Examples
+        --------
+        >>> from exactsched import Problem
+        >>> b = ScheduleBuilder(Problem.from_lists([[2, 2], [1, 1]]))
+        >>> b.place(0, 0)
+        >>> b.earliest_start(1, np.array([1.0, 1.0])).tolist()
+        [2.0, 1.0]
+        """
+        ready = np.asarray(ready, dtype=float)
+        return self._earliest(task, ready, self._s.cost[task])
+
     # ---- updates ---------------------------------------------------------------------
 
     def place(self, task: int, processor: int, start: float | None = None) -> None:

@@ -18,6 +18,8 @@ report [2]_:
    (:func:`schedule_group`): ``"bmct"`` (Balanced Minimum Completion Time, the
    paper's), ``"met"``, ``"min-min"``, ``"max-min"`` (report sec. 4.7) or
    ``"eft"`` (HEFT's rule task by task, which makes HBMCT plain HEFT).
+   ``initial="eft"`` starts BMCT from HEFT's assignment instead of MET's
+   (report sec. 4.7).
 
 The helpers are public because PETS and levelized HEFT
 (:mod:`heuristics.pets`) reuse them to schedule their levels.
@@ -73,6 +75,7 @@ from heuristics.ranking import upward_rank
 __all__ = ["GROUP_POLICIES", "priority_order", "rank_groups", "schedule_group", "hbmct"]
 
 GROUP_POLICIES: tuple[str, ...] = ("bmct", "met", "min-min", "max-min", "eft")
+_INITIAL = ("met", "eft")
 
 
 def priority_order(problem: Problem, priority: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -170,7 +173,11 @@ def rank_groups(problem: Problem, order: Sequence[int] | np.ndarray) -> list[np.
 
 
 def schedule_group(
-    builder: ScheduleBuilder, tasks: Sequence[int] | np.ndarray, policy: str = "bmct"
+    builder: ScheduleBuilder,
+    tasks: Sequence[int] | np.ndarray,
+    policy: str = "bmct",
+    *,
+    initial: str = "met",
 ) -> ScheduleBuilder:
     """Place a group of independent, ready tasks with an independent-task policy.
 
@@ -193,6 +200,10 @@ def schedule_group(
           finish time over the processors is smallest / largest, there [2]_;
         * ``"bmct"``: MET, then move tasks off the processor that finishes last
           while that lowers it [1]_ (see Notes).
+    initial : {"met", "eft"}
+        BMCT's starting assignment: MET (the paper's, default) or each task in
+        turn on its least-finish-time processor, the alternative McSweeney
+        tried (report sec. 4.7). Ignored by the other policies.
 
     Returns
     -------
@@ -202,7 +213,7 @@ def schedule_group(
     Raises
     ------
     MethodError
-        For an unknown policy.
+        For an unknown policy or starting assignment.
 
     Examples
     --------
@@ -244,6 +255,8 @@ def schedule_group(
         raise MethodError(
             f"group_policy: unknown policy {policy!r}; known: {', '.join(GROUP_POLICIES)}"
         )
+    if initial not in _INITIAL:
+        raise MethodError(f"initial: must be one of {', '.join(_INITIAL)}, not {initial!r}")
     if len(group) == 0:
         return builder
     if policy == "eft":
@@ -259,7 +272,7 @@ def schedule_group(
         return builder
     if policy in ("min-min", "max-min"):
         return _min_min(builder, group, largest=policy == "max-min")
-    return _bmct(builder, group)
+    return _bmct(builder, group, initial)
 
 
 def _met_processor(builder: ScheduleBuilder, task: int) -> int:
@@ -301,7 +314,7 @@ def _lex_less(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(len(diff) and sa[diff[0]] < sb[diff[0]])
 
 
-def _bmct(base: ScheduleBuilder, group: np.ndarray) -> ScheduleBuilder:
+def _bmct(base: ScheduleBuilder, group: np.ndarray, initial: str) -> ScheduleBuilder:
     problem = base.problem
     g = len(group)
     est_tab = np.array([base.eft(t)[0] for t in group.tolist()])  # (g, P), inf off-affinity
@@ -319,11 +332,14 @@ def _bmct(base: ScheduleBuilder, group: np.ndarray) -> ScheduleBuilder:
             b.place(int(group[k]), int(assign[k]))
         return b
 
-    # MET, with ties to the least finish time given the tasks assigned so far.
+    # MET (ties: least finish time given the tasks assigned so far), or EFT.
     assign = np.empty(g, dtype=np.int64)
     trial = base.copy()
     for k, t in enumerate(group.tolist()):
-        assign[k] = _met_processor(trial, t)
+        if initial == "met":
+            assign[k] = _met_processor(trial, t)
+        else:
+            assign[k] = int(trial.eft(t)[1].argmin())
         trial.place(t, int(assign[k]))
     state = realise(assign)
     ft = _finish_per_processor(state)
@@ -375,6 +391,7 @@ def hbmct(
     problem: Problem,
     *,
     group_policy: str = "bmct",
+    initial: str = "met",
     ranking: str = "mean",
     insertion: bool = True,
 ) -> Schedule:
@@ -385,6 +402,9 @@ def hbmct(
     problem : Problem
     group_policy : str
         One of :data:`GROUP_POLICIES` (default ``"bmct"``, the paper's).
+    initial : {"met", "eft"}
+        BMCT's starting assignment (see :func:`schedule_group`); default
+        ``"met"``, the paper's.
     ranking : str
         Weighting of the upward rank (see :data:`heuristics.ranking.WEIGHTINGS`);
         default ``"mean"`` as in the paper; McSweeney also tried ``"nc"``.
@@ -398,7 +418,7 @@ def hbmct(
     Raises
     ------
     MethodError
-        For an unknown group policy or weighting.
+        For an unknown group policy, starting assignment or weighting.
 
     Examples
     --------
@@ -424,8 +444,10 @@ def hbmct(
         raise MethodError(
             f"group_policy: unknown policy {group_policy!r}; known: {', '.join(GROUP_POLICIES)}"
         )
+    if initial not in _INITIAL:
+        raise MethodError(f"initial: must be one of {', '.join(_INITIAL)}, not {initial!r}")
     order = priority_order(problem, upward_rank(problem, ranking))
     builder = ScheduleBuilder(problem, insertion=insertion)
     for group in rank_groups(problem, order):
-        builder = schedule_group(builder, group, group_policy)
+        builder = schedule_group(builder, group, group_policy, initial=initial)
     return builder.to_schedule()

@@ -62,7 +62,7 @@ References
    computing", PhD continuation report, University of Manchester, 2019,
    secs. 2.3.7 and 4.6.
 .. [3] K. R. Shetti, S. A. Fahmy, T. Bretschneider, "Optimization of the HEFT
-   algorithm for a CPU-GPU environment", PDCAT 2013.
+   algorithm for a CPU-GPU environment", PDCAT 2013, 212-218. doi:10.1109/PDCAT.2013.40
 """
 
 from __future__ import annotations

@@ -27,21 +27,21 @@ two processor types (CPU, GPU) are generalised by treating every processor on
 its own; on a CPU-GPU platform, where all processors of a type cost the same,
 this gives the papers' values.
 
-================  ==========================  ===============================================
-name              node weight                 arc weight (times ``arc_unit``)
-================  ==========================  ===============================================
-``mean``          mean allowed cost [T02]_    mean hops over distinct ordered pairs
-``median``        median allowed cost [ZS03]_ median hops over distinct ordered pairs
-``best``          least cost [ZS03]_          least hops between fastest processors (0 if shared)
-``worst``         largest cost [ZS03]_        largest hops between distinct slowest processors
-``simple-best``   least cost [ZS03]_          least hops between distinct allowed processors
-``simple-worst``  largest cost [ZS03]_        largest hops between distinct allowed processors
-``optimistic``    cost on ideal proc. [McS]_  hops between the two ideal processors
-``speedup``       slowest / fastest [SFB13]_  0
-``diff``          slowest - fastest [SFB13]_  0
-``nc``            diff / speedup [SFB13]_     0
-``wm``            speed-weighted mean [HOFT]_ expected hops, placements weighted by speed
-================  ==========================  ===============================================
+================  ===========================  =========================================
+name              node weight                  arc weight (times ``arc_unit``)
+================  ===========================  =========================================
+``mean``          mean allowed cost [T02]_     mean hops over distinct ordered pairs
+``median``        median allowed cost [ZS03]_  median hops over distinct ordered pairs
+``best``          least cost [ZS03]_           least hops between fastest processors
+``worst``         largest cost [ZS03]_         largest hops, distinct slowest processors
+``simple-best``   least cost [ZS03]_           least hops, distinct allowed processors
+``simple-worst``  largest cost [ZS03]_         largest hops, distinct allowed processors
+``optimistic``    cost on ideal proc. [McS]_   hops between the ideal processors
+``speedup``       slowest / fastest [SFB13]_   0
+``diff``          slowest - fastest [SFB13]_   0
+``nc``            diff / speedup [SFB13]_      0
+``wm``            speed-weighted mean [HOFT]_  expected hops, speed-weighted placements
+================  ===========================  =========================================
 
 References
 ----------
@@ -50,10 +50,9 @@ References
    13(3), 260-274, 2002. doi:10.1109/71.993206
 .. [ZS03] H. Zhao, R. Sakellariou, "An experimental investigation into the rank
    function of the heterogeneous earliest finish time scheduling algorithm",
-   Euro-Par 2003, LNCS 2790, 189-194. doi:10.1007/978-3-540-45209-6_28
+   Euro-Par 2003, LNCS 2790, 189-194.
 .. [SFB13] K. R. Shetti, S. A. Fahmy, T. Bretschneider, "Optimization of the
    HEFT algorithm for a CPU-GPU environment", PDCAT 2013, 212-218.
-   doi:10.1109/PDCAT.2013.40
 .. [HOFT] T. McSweeney, N. Walton, M. Zounon, "An efficient new static
    scheduling heuristic for accelerated architectures", ICCS 2020, LNCS 12137,
    3-16. doi:10.1007/978-3-030-50371-0_1
@@ -189,7 +188,13 @@ def _extreme_mask(problem: Problem, kind: str) -> np.ndarray:
 
 
 def _mean(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """HEFT's default [T02]_: mean over allowed processors; :func:`mean_comm` on arcs."""
+    """HEFT's default weighting [T02]_ (eqs. (1) and (2) of [HOFT]_).
+
+    Node: mean cost over the task's *allowed* processors (affinity; every
+    processor, of whatever type, counts once). Arc: :func:`mean_comm`, the mean
+    delay over all ordered pairs of distinct processors, multi-hop distances
+    and zero-hop pairs (CPUs of an accelerated node) included.
+    """
     return problem.mean_cost(), mean_comm(problem)
 
 

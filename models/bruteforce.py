@@ -180,9 +180,15 @@ class _Search:
     def run(self) -> None:
         self._dfs(0, (-math.inf, -math.inf, -1), 0.0, self.total_min)
 
-    def _dfs(self, depth: int, last: tuple[float, float, int], makespan: float, rem: float) -> None:
+    def _dfs(
+        self, depth: int, last: tuple[float, float, int], makespan: float, rem: float
+    ) -> None:
         self.nodes += 1
-        if self.deadline is not None and self.nodes % 512 == 0 and time.perf_counter() > self.deadline:
+        if (
+            self.deadline is not None
+            and self.nodes % 512 == 0
+            and time.perf_counter() > self.deadline
+        ):
             self.timed_out = True
         if self.timed_out:
             return
@@ -311,10 +317,20 @@ def bruteforce(
     stats: dict[str, Any] = {"nodes": search.nodes, "search_space": space}
     if search.timed_out:
         return Result(
-            "bruteforce", Status.FEASIBLE, schedule, makespan, min(static, makespan),
-            time.perf_counter() - started, stats,
+            "bruteforce",
+            Status.FEASIBLE,
+            schedule,
+            makespan,
+            min(static, makespan),
+            time.perf_counter() - started,
+            stats,
         )
     return Result(
-        "bruteforce", Status.OPTIMAL, schedule, makespan, makespan,
-        time.perf_counter() - started, stats,
+        "bruteforce",
+        Status.OPTIMAL,
+        schedule,
+        makespan,
+        makespan,
+        time.perf_counter() - started,
+        stats,
     )

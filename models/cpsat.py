@@ -565,7 +565,7 @@ def cpsat(
 
     # ---- variables
     model = cp_model.CpModel()
-    start_v, end_v = [], []
+    start_v, end_v, end_is_var = [], [], []
     x: list[dict[int, Any]] = []  # x[i][l]: presence literal, True when i has one location
     for i in range(n):
         lo, hi = (int(head[i]), int(big - tail[i] - min_dur[i])) if bounds else (0, big)
@@ -585,6 +585,7 @@ def cpsat(
             model.add(e == s + sum(int(cost_l[i, k]) * lit for k, lit in x[i].items()))
         start_v.append(s)
         end_v.append(e)
+        end_is_var.append(len(costs) > 1)
 
     # ---- resources
     per_loc: list[list[Any]] = [[] for _ in range(n_locs)]
@@ -746,7 +747,7 @@ def cpsat(
     if hint and hint_loc is not None:
         for i in range(n):
             model.add_hint(start_v[i], int(hint_start[i]))
-            if isinstance(end_v[i], cp_model.IntVar):
+            if end_is_var[i]:
                 model.add_hint(end_v[i], int(hint_start[i] + cost_l[i, hint_loc[i]]))
             for k, lit in x[i].items():
                 if lit is not True:
@@ -880,10 +881,11 @@ def _reach(problem: Problem) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, mode) -> None:
     """Load of a location along the ancestors and the descendants of each task.
 
-    Every ancestor of ``i`` (and ``i``) placed on location ``l`` runs in
-    ``[0, end_i)`` and every descendant (and ``i``) in ``[start_i, makespan)``, so
-    ``cap_l * end_i >= sum c_jl x_jl`` over ancestors and
-    ``cap_l * (makespan - start_i) >= sum c_jl x_jl`` over descendants.
+    Every ancestor of ``i`` placed on location ``l`` runs in ``[0, start_i)``
+    and every descendant in ``[end_i, makespan)``, so
+    ``cap_l * start_i >= sum c_jl x_jl`` over ancestors and
+    ``cap_l * (makespan - end_i) >= sum c_jl x_jl`` over descendants. Together
+    they say that ``i`` on a slow processor leaves the bottleneck idle.
     """
     anc, desc = _reach(problem)
     n_locs = cost_l.shape[1]
@@ -896,8 +898,11 @@ def _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, mod
         if not weight:
             continue
         for i in range(problem.n_tasks):
-            for group, lhs in ((anc[i], cap[k] * end_v[i]), (desc[i], cap[k] * (makespan - start_v[i]))):
-                members = [j for j in [*group.tolist(), i] if j in weight]
+            for group, lhs in (
+                (anc[i], cap[k] * start_v[i]),
+                (desc[i], cap[k] * (makespan - end_v[i])),
+            ):
+                members = [j for j in group.tolist() if j in weight]
                 if len(members) < 2:
                     continue
                 model.add(lhs >= sum(weight[j][0] * weight[j][1] for j in members))

@@ -143,7 +143,12 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     for p in range(n_procs):
         tasks = [i for i in range(n) if allowed[i, p] and cost[i, p] > 0]
         if tasks:
-            model.row([cmax] + [x[i, p] for i in tasks], [1.0] + [-cost[i, p] for i in tasks], 0, math.inf)
+            model.row(
+                [cmax] + [x[i, p] for i in tasks],
+                [1.0] + [-cost[i, p] for i in tasks],
+                0,
+                math.inf,
+            )
 
     for a in range(problem.n_edges):
         i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
@@ -176,7 +181,10 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
             model.row(idx, val, -big, math.inf)
 
     reach = _reachability(problem)
-    isolated = {(min(a, b), max(a, b)) for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True)}
+    isolated = {
+        (min(a, b), max(a, b))
+        for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True)
+    }
     positive = allowed & (cost > 0)
     y: dict[tuple[int, int], int] = {}
     for i in range(n):
@@ -203,14 +211,22 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
                 )
             model.row([y[i, j], y[j, i]], [1.0, 1.0], -math.inf, 1.0)
             for p in shared:
-                model.row([y[i, j], y[j, i], x[i, p], x[j, p]], [1.0, 1.0, -1.0, -1.0], -1.0, math.inf)
+                model.row(
+                    [y[i, j], y[j, i], x[i, p], x[j, p]], [1.0, 1.0, -1.0, -1.0], -1.0, math.inf
+                )
             if iso:
-                zero = [x[k, p] for k in (i, j) for p in np.flatnonzero(allowed[k] & (cost[k] == 0)).tolist()]
+                zero = [
+                    x[k, p]
+                    for k in (i, j)
+                    for p in np.flatnonzero(allowed[k] & (cost[k] == 0)).tolist()
+                ]
                 model.row([y[i, j], y[j, i], *zero], [1.0] * (2 + len(zero)), 1.0, math.inf)
     return model, {"x": x, "s": s, "y": y, "cmax": cmax}
 
 
-def _warm_start(problem: Problem, schedule: Schedule, cols: dict[str, Any], n_cols: int) -> list[float]:
+def _warm_start(
+    problem: Problem, schedule: Schedule, cols: dict[str, Any], n_cols: int
+) -> list[float]:
     """Column values of ``schedule`` in the model's columns."""
     proc, start, finish = schedule.arrays(problem)
     value = [0.0] * n_cols
@@ -349,7 +365,9 @@ def milp(
                 mathopt.SolutionHint(variable_values=dict(zip(var, hint, strict=True)))
             ]
         )
-        result = mathopt.solve(mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params)
+        result = mathopt.solve(
+            mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
+        )
         dual = float(result.termination.objective_bounds.dual_bound)
         stats.update(
             columns=len(var),

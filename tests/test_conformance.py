@@ -90,7 +90,7 @@ def _instance(
     rng = np.random.default_rng([seed, len(dag), len(platform)])
     tasks = []
     for i in range(n):
-        if zero:
+        if zero or i in extra.get("zero_tasks", ()):
             cost: Any = 0
         elif set(types) == {"cpu", "gpu"}:  # CPU-GPU: costs keyed by type
             cpu = int(rng.integers(5, 30))
@@ -131,6 +131,9 @@ def _cases() -> dict[str, Callable[[], Problem]]:
         "diamond", "fully-connected", zero=True
     )
     cases["zero-costs@cpu-gpu"] = lambda: _instance("fork", "cpu-gpu", zero=True)
+    cases["some-zero+isolation@mesh"] = lambda: _instance(
+        "fork", "mesh", zero_tasks=(1, 3), isolation=[(1, 2), (2, 3), (3, 4)]
+    )
     # Constraints beyond the DAG.
     cases["affinity@mesh"] = lambda: _instance(
         "diamond", "mesh", affinity={0: [3], 1: [0, 1], 2: [1], 3: [2, 3]}

@@ -296,3 +296,12 @@ def test_zero_cost_instance_is_valid():
     )
     s = list_schedule(p, [4, 3, 2, 1])
     assert validate(p, s) == []
+
+
+def test_earliest_start_from_given_ready_time():
+    p = Problem.from_lists([[2, 2], [1, 1], [1, 1]], [(0, 1, 0)], isolation=[(0, 2)])
+    b = ScheduleBuilder(p)
+    b.place(0, 0)  # [0, 2) on p0
+    # t1's parent is placed, but any ready time may be given; t2 is blocked by t0.
+    assert b.earliest_start(1, np.array([0.5, 0.5])).tolist() == [2.0, 0.5]
+    assert b.earliest_start(2, np.zeros(2)).tolist() == [2.0, 2.0]

@@ -193,3 +193,23 @@ def test_edge_cases(problem):
 def test_deterministic():
     p = random_instance(40, 6, topology="accelerated-node", n_isolation=5, seed=11)
     assert dict(hbmct(p)) == dict(hbmct(p))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bmct_from_eft_never_ends_above_eft_on_independent_tasks(seed):
+    # Report sec. 4.7's variant: BMCT started from HEFT's assignment.
+    rng = np.random.default_rng(seed)
+    p = Problem.from_lists(rng.integers(1, 10, size=(10, 3)).tolist())
+    eft = schedule_group(ScheduleBuilder(p), np.arange(10), "eft")
+    bmct = schedule_group(ScheduleBuilder(p), np.arange(10), "bmct", initial="eft")
+    assert bmct.makespan <= eft.makespan
+    _valid(p, bmct.to_schedule())
+
+
+def test_initial_option():
+    p = load_instance(TOPCUOGLU)
+    assert _valid(p, hbmct(p, initial="eft")).makespan == 80
+    with pytest.raises(MethodError, match="initial"):
+        hbmct(p, initial="random")
+    with pytest.raises(MethodError, match="initial"):
+        schedule_group(ScheduleBuilder(p), [0], initial="random")

@@ -46,8 +46,9 @@ def _chain() -> Problem:
     return Problem.from_lists([[2, 1], [3, 6], [1, 1]], [(0, 1, 4), (1, 2, 2)])
 
 
-# The sample DAG of Arabnejad and Barbosa (TPDS 2014, Fig. 2: 10 tasks, 3 processors,
-# fully connected with unit bandwidth), tasks T1..T10 here t0..t9. Costs, data, the
+# The sample DAG of Arabnejad and Barbosa (TPDS 2014: 10 tasks, 3 processors, fully
+# connected with unit bandwidth; the DAG of Topcuoglu et al.'s Fig. 2 with other costs
+# and data), tasks T1..T10 here t0..t9. Costs, data, the
 # OCT table and the PEFT schedule below are those of the test suite of the open-source
 # PEFT implementation github.com/mackncheesiest/peft (test/peftgraph_*.csv and
 # peft/test/test_peft.py), which takes the instance from that paper; the paper's own
@@ -182,6 +183,16 @@ def test_oct_bounds_what_is_left_after_every_task(method):
 
 
 # --------------------------------------------------------------------------- the sample DAG
+
+
+def test_sample_dag_has_the_topology_of_topcuoglus_fig2():
+    # Same tasks and arcs as examples/topcuoglu2002.json; costs and data differ.
+    topcuoglu = load_instance(TOPCUOGLU)
+    sample = _peft_sample()
+    assert sorted(zip(sample.arc_src.tolist(), sample.arc_dst.tolist(), strict=True)) == sorted(
+        zip(topcuoglu.arc_src.tolist(), topcuoglu.arc_dst.tolist(), strict=True)
+    )
+    assert not np.array_equal(sample.cost, topcuoglu.cost)
 
 
 def test_sample_dag_oct_table():

@@ -316,3 +316,12 @@ def test_example_mesh_isolation():
     assert p.network["topology"] == "mesh" and p.network["dims"] == [2, 2]
     assert len(p.iso_a) > 0 and len(p.order_src) > 0
     assert not p.allowed.all()  # some task has an affinity
+
+
+def test_readers_accept_crlf_line_endings():
+    stg = read_stg("1\r\n0 0 0\r\n1 4 1 0\r\n2 0 1 1\r\n", 1)
+    assert stg.cost[:, 0].tolist() == [0, 4, 0]
+    dot = read_dot(
+        'digraph "g" {\r\n  a [Weight=2];\r\n  b [Weight=1];\r\n  a -> b [Weight=3];\r\n}', 2
+    )
+    assert dot.edge_data.tolist() == [3]
