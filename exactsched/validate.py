@@ -14,10 +14,18 @@ Tolerance. Times are compared with an absolute slack of
 ``tol = 1e-9 * max(1, largest |time| in the schedule)``: a constraint
 ``x <= y`` is violated when ``x > y + tol``. With integer data every
 comparison is exact in floating point, so the slack changes nothing there; it
-only absorbs rounding when data are not integers.
+only absorbs rounding when data are not integers. Times in messages are
+printed with 12 significant digits, enough to show a difference larger than
+the slack. Zero-length intervals (zero-cost tasks) never overlap anything.
+A start or finish that is not a finite number (NaN, inf, None) is a violation.
 """
 
 from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
 
 from exactsched.errors import ScheduleError
 from exactsched.problem import Problem
@@ -64,7 +72,12 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
         if task not in known:
             problems.append(f"task {task}: not in the instance")
     placed = {}
-    times = [abs(v) for pl in schedule.values() for v in (pl.start, pl.finish)]
+    times = [
+        abs(float(v))
+        for pl in schedule.values()
+        for v in (pl.start, pl.finish)
+        if _is_time(v) and math.isfinite(v)
+    ]
     if tol is None:
         tol = RELATIVE_TOLERANCE * max([1.0, *times])
 
@@ -80,13 +93,20 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
         if not problem.allowed[i, p]:
             problems.append(f"task {task}: may not run on processor {pl.processor} (affinity)")
             continue
+        # NaN would pass every comparison below: refuse what is not a finite time.
+        bad = [k for k in ("start", "finish") if not _is_finite_time(getattr(pl, k))]
+        if bad:
+            problems.extend(
+                f"task {task}: {k} {getattr(pl, k)!r} is not a finite number" for k in bad
+            )
+            continue
         if pl.start < -tol:
-            problems.append(f"task {task}: starts at {pl.start} < 0")
+            problems.append(f"task {task}: starts at {_t(pl.start)} < 0")
         cost = float(problem.cost[i, p])
         if abs(pl.finish - (pl.start + cost)) > tol:
             problems.append(
-                f"task {task}: finish {pl.finish} is not start {pl.start} + cost {cost:g} "
-                f"on {pl.processor}"
+                f"task {task}: finish {_t(pl.finish)} is not start {_t(pl.start)} "
+                f"+ cost {_t(cost)} on {pl.processor}"
             )
         placed[i] = (p, float(pl.start), float(pl.start) + cost)
 
@@ -154,5 +174,14 @@ def assert_valid(problem: Problem, schedule: Schedule) -> None:
         raise ScheduleError(f"invalid schedule: {'; '.join(problems)}")
 
 
+def _is_time(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _is_finite_time(value: object) -> bool:
+    return _is_time(value) and math.isfinite(value)  # type: ignore[arg-type]
+
+
 def _t(value: float) -> str:
-    return f"{value:g}"
+    # 12 significant digits: enough to show a difference larger than the tolerance.
+    return f"{value:.12g}"

@@ -170,25 +170,44 @@ def list_schedule(problem: Problem) -> Schedule:
     return Schedule.from_arrays(problem, proc, semi_active(problem, proc, order))
 
 
+# Fast deterministic heuristics of colleagues tried for the horizon when registered.
+_HORIZON_HEURISTICS = ("heft", "peft", "hoft", "hbmct", "rts")
+
+
 def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
-    """The shorter of :func:`list_schedule` and a registered ``heft`` (if any).
+    """The shortest of :func:`list_schedule` and a few registered heuristics.
+
+    The heuristics (``heft``, ``peft``, ``hoft``, ``hbmct``, ``rts``, when
+    registered) are only trusted after :func:`exactsched.validate` accepts their
+    schedule; one that fails or raises is skipped. Ties keep the earlier one.
 
     Returns
     -------
     (Schedule, str)
-        The schedule and the name of the heuristic that produced it.
+        The schedule and the name of the heuristic that produced it (``"list"``
+        for :func:`list_schedule`).
+
+    Examples
+    --------
+    >>> from exactsched import load_instance
+    >>> schedule, name = horizon_schedule(load_instance("examples/topcuoglu2002.json"))
+    >>> schedule.makespan <= 80
+    True
     """
-    from exactsched.registry import _REGISTRY
+    from exactsched.registry import available_methods
     from exactsched.validate import validate
 
+    registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
     best, name = list_schedule(problem), "list"
-    if "heft" in _REGISTRY:
+    for method in _HORIZON_HEURISTICS:
+        if method not in registered:
+            continue
         try:
-            other = _REGISTRY["heft"].func(problem)
+            other = registered[method].func(problem)
         except Exception:  # a colleague's heuristic failing must not stop the exact model
-            other = None
-        if other is not None and not validate(problem, other) and other.makespan < best.makespan:
-            best, name = other, "heft"
+            continue
+        if not validate(problem, other) and other.makespan < best.makespan:
+            best, name = other, method
     return best, name
 
 

@@ -50,9 +50,10 @@ never earlier than the last key) reaches the best makespan found so far.
 
 References
 ----------
-.. [1] M. Venugopalan and O. Sinnen, "ILP formulations for optimal task
-   scheduling with communication delays on parallel systems", IEEE TPDS 26(1),
-   2015 (small instances verified exhaustively).
+.. [1] M. Orr and O. Sinnen, "A duplicate-free state-space model for optimal
+   task scheduling", Euro-Par 2015, LNCS 9233.
+   doi:10.1007/978-3-662-48096-0_8 (the "exhaustive list scheduling" state
+   space this search walks, with its duplicates cut by the canonical-order rule).
 """
 
 from __future__ import annotations
@@ -246,7 +247,7 @@ class _Search:
     "bruteforce",
     kind="exact",
     description="exhaustive search over assignments and canonical task orders (tiny instances)",
-    source="semi-active schedule enumeration; see the module docstring for the proof",
+    source="exhaustive list scheduling (Orr and Sinnen, Euro-Par 2015) with a canonical order",
 )
 def bruteforce(
     problem: Problem,

@@ -82,6 +82,7 @@ STRAIGHTFORWARD: dict[str, Any] = {
     "symmetry": False,
     "pooling": False,
     "comm": "pairs",
+    "path_cuts": False,
 }
 
 # Largest scaled value aimed at when data must be rounded.

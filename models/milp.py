@@ -1,10 +1,10 @@
-"""A mixed-integer linear programme for optimal makespans, solved with HiGHS.
+"""A mixed-integer linear programme for optimal makespans, solved with HiGHS or SCIP.
 
 The method ``milp`` is the second exact formulation of exactsched, written
 independently of the CP-SAT model so the two can check each other. It takes a
 :class:`~exactsched.problem.Problem` and returns a :class:`~exactsched.result.Result`:
 
-* ``OPTIMAL`` only when HiGHS proves it (the bound meets the makespan);
+* ``OPTIMAL`` only when the solver proves it (the bound meets the makespan);
 * ``FEASIBLE`` with the best bound otherwise (time limit, or a requested gap);
 * ``INFEASIBLE`` never: every valid instance has a schedule (run the tasks one at
   a time in a topological order), and the model always gets one as a warm start;
@@ -16,6 +16,9 @@ the original data by an earliest-start pass (:func:`models._milp_horizon.semi_ac
 so it validates exactly and is never longer than the solver's (up to tolerances).
 The lower bound is the larger of the solver's dual bound and
 :func:`exactsched.bounds.lower_bound`, rounded up on integer data.
+
+The solvers are the HiGHS (default) and SCIP bundled with OR-Tools, reached
+through ``ortools.math_opt``; no licence is needed.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ _SOLVERS = {
 
 
 class _Model:
-    """Column indices and rows of the MILP before they go to HiGHS."""
+    """Column bounds, integrality and rows of the MILP before they go to the solver."""
 
     def __init__(self) -> None:
         self.lb: list[float] = []
@@ -249,8 +252,8 @@ def _warm_start(
 @register(
     "milp",
     kind="exact",
-    description="MILP (assignment + pairwise disjunctions, windowed big-M) solved with HiGHS",
-    source="Venugopalan and Sinnen, IEEE TPDS 26(1), 2015 (disjunctive baseline)",
+    description="MILP (assignment + pairwise disjunctions, windowed big-M), HiGHS or SCIP",
+    source="assignment-and-ordering MILP as reviewed by Venugopalan and Sinnen, IEEE TPDS 2015",
 )
 def milp(
     problem: Problem,
@@ -262,7 +265,7 @@ def milp(
     solver: str = "highs",
     log: bool = False,
 ) -> Result:
-    """Minimise the makespan with a mixed-integer linear programme (HiGHS).
+    """Minimise the makespan with a mixed-integer linear programme (HiGHS or SCIP).
 
     Parameters
     ----------
@@ -270,9 +273,11 @@ def milp(
     time_limit : float, optional
         Wall-clock seconds for the whole method (default: none).
     workers : int, optional
-        HiGHS threads (default: HiGHS's choice).
+        Solver threads for SCIP. HiGHS through ``math_opt`` takes no thread
+        count (it is a process-wide HiGHS setting) and its MIP search is
+        sequential, so ``workers`` is checked but not passed on.
     seed : int, optional
-        HiGHS random seed (default 0).
+        Solver random seed (default 0).
     relative_gap : float
         Stop once ``(makespan - bound) / makespan <= relative_gap`` (default 0).
     solver : str
@@ -291,7 +296,8 @@ def milp(
     Raises
     ------
     MethodError
-        For a negative ``time_limit`` or ``relative_gap``, or ``workers < 1``.
+        For a negative ``time_limit`` or ``relative_gap``, ``workers < 1`` or an
+        unknown ``solver``.
 
     Examples
     --------
@@ -314,9 +320,13 @@ def milp(
 
     References
     ----------
-    .. [1] M. Venugopalan and O. Sinnen, "ILP formulations for optimal task
-       scheduling with communication delays on parallel systems", IEEE TPDS
-       26(1), 142-151, 2015. doi:10.1109/TPDS.2014.2308175
+    .. [1] S. Venugopalan and O. Sinnen, "ILP formulations for optimal task
+       scheduling with communication delays on parallel systems", IEEE TPDS,
+       2015 (compares this family of assignment-and-ordering MILPs with their
+       packing formulation).
+    .. [2] T. Davidovic et al., "Mathematical programming-based approach to
+       scheduling of communicating tasks", Les Cahiers du GERAD G-2004-99, 2004
+       (MILP with communication delays on an arbitrary network).
     """
     if time_limit is not None and time_limit < 0:
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")

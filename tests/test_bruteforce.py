@@ -49,7 +49,12 @@ FORKS = [
     pytest.param(_fork({"topology": "accelerated-node"}, ACCEL), 6, id="accel-gpu"),
     pytest.param(_fork({"topology": "accelerated-node"}, ACCEL, "p2"), 5, id="accel-cpu"),
     pytest.param(
-        _fork({"topology": "matrix", "hops": [[0, 1, 1, 2.5], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]}),
+        _fork(
+            {
+                "topology": "matrix",
+                "hops": [[0, 1, 1, 2.5], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]],
+            }
+        ),
         7.5,
         id="matrix",
     ),
@@ -201,3 +206,42 @@ def test_semi_active_of_sorted_schedule_is_no_longer() -> None:
     proc, start, finish = s.arrays(p)
     again = semi_active(p, proc, order_from_times(p, start, finish))
     assert np.all(again <= start + 1e-9)
+
+
+@pytest.mark.parametrize(
+    ("problem", "expected"),
+    [
+        pytest.param(Problem.from_lists([3], n_processors=1), 3, id="one-task"),
+        pytest.param(
+            Problem.from_lists([2, 3, 4], [(0, 1, 1), (1, 2, 1)], n_processors=1),
+            9,
+            id="one-processor",
+        ),
+        pytest.param(
+            Problem.from_lists([0, 0, 0], [(0, 1, 5)], n_processors=2), 0, id="zero-costs"
+        ),
+        pytest.param(Problem.from_lists([2, 2, 2, 2], n_processors=2), 4, id="no-edges"),
+        pytest.param(
+            Problem.from_lists([[0, 2], [3, 0], [1, 1]], [(0, 2, 4)], isolation=[(0, 1)]),
+            1,
+            id="zero-cost-isolation",
+        ),
+    ],
+)
+def test_edge_cases(problem: Problem, expected: float) -> None:
+    result = bruteforce(problem)
+    assert (result.status, result.makespan, result.lower_bound) == (
+        Status.OPTIMAL,
+        expected,
+        expected,
+    )
+    assert validate(problem, result.schedule) == []
+
+
+def test_interchangeable_processors_are_pruned() -> None:
+    # four identical processors, fully connected: only one of them opens the search
+    p = Problem.from_lists([2, 2, 2, 2, 2], n_processors=4)
+    few = bruteforce(p).stats["nodes"]
+    q = Problem.from_lists([[2, 2, 2, 2.5]] * 5)  # p3 differs: no longer interchangeable
+    assert bruteforce(q).makespan == 4
+    assert few <= bruteforce(q).stats["nodes"]

@@ -12,6 +12,10 @@ editing this file. Each heuristic must, on every case of the zoo:
   it took;
 * be deterministic: the same schedule twice for the same seed.
 
+A heuristic may refuse an instance (raise ``MethodError``) only when affinity
+leaves no processor able to run every task (minimal-serial must); that case is
+reported as an expected failure. Any other refusal or exception fails the suite.
+
 The zoo crosses small DAGs (single task, independent tasks, chain, fork, join,
 diamond, random layered, zero costs, tiled Cholesky when
 :mod:`exactsched.workloads.cholesky` is present) with platforms (every topology
@@ -158,6 +162,10 @@ def _cases() -> dict[str, Callable[[], Problem]]:
     for k, topology in enumerate(TOPOLOGIES):
         cases[f"random-constrained@{topology}"] = lambda t=topology, s=k: random_instance(
             12, 4, topology=t, n_order=3, n_isolation=3, affinity=0.3, seed=100 + s
+        )
+    for k, topology in enumerate(TOPOLOGIES):
+        cases[f"random-30@{topology}"] = lambda t=topology, s=k: random_instance(
+            30, 8, topology=t, n_order=4, n_isolation=4, affinity=0.1, ccr=3.0, seed=200 + s
         )
     cases["random-fractional@fat-tree"] = lambda: random_instance(
         12, 8, topology="fat-tree", integral=False, latency=0.5, ccr=2.0, seed=9

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 
@@ -176,3 +177,39 @@ def test_unknown_option_through_solve() -> None:
     p = Problem.from_lists([1], n_processors=1)
     with pytest.raises(MethodError, match="option 'gap': not an option of milp"):
         exactsched.solve(p, "milp", gap=0.1)
+
+
+@pytest.mark.parametrize(
+    ("problem", "expected"),
+    [
+        pytest.param(Problem.from_lists([3], n_processors=1), 3, id="one-task"),
+        pytest.param(
+            Problem.from_lists([2, 3, 4], [(0, 1, 1), (1, 2, 1)], n_processors=1),
+            9,
+            id="one-processor",
+        ),
+        pytest.param(
+            Problem.from_lists([0, 0, 0], [(0, 1, 5)], n_processors=2), 0, id="zero-costs"
+        ),
+        pytest.param(
+            Problem.from_lists([[0, 2], [3, 0], [1, 1]], [(0, 2, 4)], isolation=[(0, 1)]),
+            1,
+            id="zero-cost-isolation",
+        ),
+    ],
+)
+def test_edge_cases(problem: Problem, expected: float) -> None:
+    result = milp(problem, **OPTS)
+    assert (result.status, result.makespan, result.lower_bound) == (
+        Status.OPTIMAL,
+        expected,
+        expected,
+    )
+    assert validate(problem, result.schedule) == []
+
+
+def test_does_not_load_highspy() -> None:
+    # highspy's libhighs.so.1 has the soname of the HiGHS inside OR-Tools: once one
+    # is loaded the other fails to import, which would break cpsat in the same process.
+    milp(Problem.from_lists([1, 2], [(0, 1, 1)], n_processors=2), **OPTS)
+    assert "highspy" not in sys.modules

@@ -1,0 +1,345 @@
+"""The referee: every kind of violation is caught, valid schedules pass.
+
+Hand-made schedules on tiny problems, one violation each, with the message
+pinned; communication on every topology (multi-hop distances, latency and
+bandwidth) checked at the exact boundary; touching intervals and zero-length
+tasks; the documented tolerance on non-integer data.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from exactsched import Placement, Problem, Schedule, ScheduleError, assert_valid, validate
+from exactsched.validate import RELATIVE_TOLERANCE
+
+
+def sched(**placements: tuple[str, float, float]) -> Schedule:
+    return Schedule({t: Placement(*pl) for t, pl in placements.items()})
+
+
+def problem_of(tasks, processors, network=None, **extra) -> Problem:
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": processors},
+        "tasks": tasks,
+    }
+    if network is not None:
+        doc["platform"]["network"] = network
+    doc.update(extra)
+    return Problem.from_json(doc)
+
+
+def procs(*ids: str, types: tuple[str, ...] = ()) -> list[dict]:
+    return [{"id": p, "type": t} for p, t in zip(ids, types or ("cpu",) * len(ids), strict=True)]
+
+
+# A chain a -> b (data 4) plus c, on two processors.
+CHAIN = problem_of(
+    [{"id": "a", "cost": 2}, {"id": "b", "cost": 3}, {"id": "c", "cost": [1, 5]}],
+    procs("p", "q"),
+    edges=[{"src": "a", "dst": "b", "data": 4}],
+)
+
+
+def one(violations: list[str], pattern: str) -> None:
+    assert len(violations) == 1, violations
+    assert re.fullmatch(pattern, violations[0]), violations[0]
+
+
+# ---- valid schedules ---------------------------------------------------------------
+
+
+def test_valid_schedules():
+    # Same processor: no communication; touching intervals are fine.
+    assert validate(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5), c=("p", 5, 6))) == []
+    # Other processor: data arrive at 2 + 4.
+    assert validate(CHAIN, sched(a=("p", 0, 2), b=("q", 6, 9), c=("p", 2, 3))) == []
+    assert validate(CHAIN, sched(a=("p", 0, 2), b=("q", 7.5, 10.5), c=("q", 0, 5))) == []
+    assert_valid(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5), c=("q", 0, 5)))
+
+
+def test_zero_length_tasks_never_overlap():
+    problem = problem_of(
+        [{"id": "long", "cost": 10}, {"id": "z", "cost": 0}, {"id": "z2", "cost": 0}],
+        procs("p", "q"),
+        isolation=[["long", "z"], ["z", "z2"]],
+    )
+    # Zero-length inside a busy interval of its processor and of its isolation partner.
+    ok = sched(long=("p", 0, 10), z=("p", 5, 5), z2=("p", 5, 5))
+    assert validate(problem, ok) == []
+    assert validate(problem, sched(long=("p", 0, 10), z=("q", 3, 3), z2=("q", 3, 3))) == []
+    assert validate(problem, sched(long=("p", 0, 10), z=("p", 0, 0), z2=("p", 10, 10))) == []
+
+
+def test_touching_isolation_and_order():
+    problem = problem_of(
+        [{"id": "a", "cost": 2}, {"id": "b", "cost": 2}, {"id": "c", "cost": 1}],
+        procs("p", "q"),
+        order=[["a", "c"]],
+        isolation=[["a", "b"]],
+    )
+    assert validate(problem, sched(a=("p", 0, 2), b=("q", 2, 4), c=("q", 4, 5))) == []
+    assert validate(problem, sched(a=("p", 2, 4), b=("q", 0, 2), c=("q", 4, 5))) == []
+
+
+# ---- one violation of each kind ------------------------------------------------------
+
+
+def test_overlap_on_a_processor():
+    one(
+        validate(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5), c=("p", 4, 5))),
+        r"processor p: b \[2, 5\) overlaps c \[4, 5\)",
+    )
+    # Same start.
+    one(
+        validate(CHAIN, sched(a=("p", 0, 2), b=("q", 6, 9), c=("q", 6, 11))),
+        r"processor q: .* overlaps .*",
+    )
+
+
+def test_overlap_hidden_behind_a_long_task():
+    problem = problem_of([{"id": x, "cost": c} for x, c in [("l", 10), ("s", 1), ("t", 2)]],
+                         procs("p"))  # fmt: skip
+    # t overlaps l although s lies between them in start order.
+    violations = validate(problem, sched(l=("p", 0, 10), s=("p", 1, 2), t=("p", 3, 5)))
+    assert len(violations) == 2
+    assert all(v.startswith("processor p: l [0, 10) overlaps") for v in violations)
+
+
+def test_edge_communication_too_early():
+    one(
+        validate(CHAIN, sched(a=("p", 0, 2), b=("q", 5, 8), c=("p", 2, 3))),
+        r"edge a -> b: b starts at 5 on q but the data arrive at 6 "
+        r"\(a finishes at 2 on p, communication 4\)",
+    )
+
+
+def test_edge_before_predecessor_on_the_same_processor():
+    one(
+        validate(CHAIN, sched(a=("p", 3, 5), b=("p", 0, 3), c=("q", 0, 5))),
+        r"edge a -> b: b starts at 0 on p but the data arrive at 5 .*communication 0\)",
+    )
+
+
+def test_order_pair():
+    problem = problem_of(
+        [{"id": "a", "cost": 2}, {"id": "b", "cost": 2}], procs("p", "q"), order=[["a", "b"]]
+    )
+    assert validate(problem, sched(a=("p", 0, 2), b=("q", 2, 4))) == []
+    one(
+        validate(problem, sched(a=("p", 0, 2), b=("q", 1, 3))),
+        r"order a -> b: b starts at 1 before a finishes at 2",
+    )
+
+
+def test_order_pair_repeating_an_edge_is_checked_once_as_an_edge():
+    problem = problem_of(
+        [{"id": "a", "cost": 2}, {"id": "b", "cost": 2}],
+        procs("p", "q"),
+        edges=[{"src": "a", "dst": "b", "data": 3}],
+        order=[["a", "b"]],
+    )
+    violations = validate(problem, sched(a=("p", 0, 2), b=("q", 4, 6)))
+    assert violations and violations[0].startswith("edge a -> b")
+
+
+def test_isolation_overlap_across_processors():
+    problem = problem_of(
+        [{"id": "a", "cost": 2}, {"id": "b", "cost": 2}], procs("p", "q"), isolation=[["b", "a"]]
+    )
+    one(
+        validate(problem, sched(a=("p", 0, 2), b=("q", 1, 3))),
+        r"isolation b / a: \[1, 3\) and \[0, 2\) overlap in time",
+    )
+
+
+def test_negative_start():
+    one(
+        validate(CHAIN, sched(a=("p", -1, 1), b=("p", 1, 4), c=("q", 0, 5))),
+        r"task a: starts at -1 < 0",
+    )
+
+
+def test_wrong_finish():
+    one(
+        validate(CHAIN, sched(a=("p", 0, 3), b=("p", 3, 6), c=("q", 0, 5))),
+        r"task a: finish 3 is not start 0 \+ cost 2 on p",
+    )
+
+
+def test_affinity():
+    problem = problem_of(
+        [{"id": "a", "cost": 2, "processors": ["q"]}], procs("p", "q"),
+    )  # fmt: skip
+    one(
+        validate(problem, sched(a=("p", 0, 2))),
+        r"task a: may not run on processor p \(affinity\)",
+    )
+    assert validate(problem, sched(a=("q", 0, 2))) == []
+
+
+def test_unknown_processor_missing_and_unknown_task():
+    one(
+        validate(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5), c=("r", 0, 1))),
+        r"task c: unknown processor r",
+    )
+    one(validate(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5))), r"task c: not scheduled")
+    one(
+        validate(CHAIN, sched(a=("p", 0, 2), b=("p", 2, 5), c=("q", 0, 5), z=("p", 9, 9))),
+        r"task z: not in the instance",
+    )
+    assert validate(CHAIN, Schedule({})) == [
+        "task a: not scheduled",
+        "task b: not scheduled",
+        "task c: not scheduled",
+    ]
+
+
+def test_every_violation_is_reported():
+    bad = sched(a=("p", -1, 2), b=("p", 0, 3), c=("x", 0, 1), d=("p", 0, 0))
+    violations = validate(CHAIN, bad)
+    assert len(violations) == 6, violations  # a breaks two rules
+    with pytest.raises(ScheduleError, match=r"^invalid schedule: task d: not in the instance; "):
+        assert_valid(CHAIN, bad)
+
+
+# ---- communication on every topology -------------------------------------------------
+
+
+def _pair(network, n_procs, types=None, data=6, latency=None, bandwidth=None):
+    network = dict(network)
+    if latency is not None:
+        network["latency"] = latency
+    if bandwidth is not None:
+        network["bandwidth"] = bandwidth
+    return problem_of(
+        [{"id": "a", "cost": 1}, {"id": "b", "cost": 1}],
+        procs(*[f"p{k}" for k in range(n_procs)], types=types or ("cpu",) * n_procs),
+        network=network,
+        edges=[{"src": "a", "dst": "b", "data": data}],
+    )
+
+
+@pytest.mark.parametrize(
+    "network, n_procs, types, src, dst, hops",
+    [
+        ({"topology": "fully-connected"}, 3, None, 0, 2, 1),
+        ({"topology": "mesh", "dims": [3, 3]}, 9, None, 0, 8, 4),  # corner to corner
+        ({"topology": "mesh", "dims": [3, 3]}, 9, None, 4, 5, 1),
+        ({"topology": "mesh", "dims": [2, 2, 2]}, 8, None, 0, 7, 3),
+        ({"topology": "torus", "dims": [5]}, 5, None, 0, 4, 1),  # wrap-around
+        ({"topology": "torus", "dims": [3, 4]}, 12, None, 0, 6, 3),
+        ({"topology": "hypercube"}, 8, None, 1, 6, 3),
+        ({"topology": "fat-tree"}, 8, None, 0, 5, 4),
+        ({"topology": "fat-tree"}, 8, None, 2, 3, 1),
+        ({"topology": "fat-tree", "arity": 4}, 16, None, 0, 15, 2),
+        ({"topology": "accelerated-node"}, 3, ("cpu", "cpu", "gpu"), 0, 1, 0),
+        ({"topology": "accelerated-node"}, 3, ("cpu", "cpu", "gpu"), 0, 2, 1),
+        ({"topology": "matrix", "hops": [[0, 2.5], [0.5, 0]]}, 2, None, 0, 1, 2.5),
+        ({"topology": "matrix", "hops": [[0, 2.5], [0.5, 0]]}, 2, None, 1, 0, 0.5),
+    ],
+)
+@pytest.mark.parametrize("latency, bandwidth", [(None, None), (1, 4), (0.5, 0.5)])
+def test_communication_on_every_topology(
+    network, n_procs, types, src, dst, hops, latency, bandwidth
+):
+    problem = _pair(network, n_procs, types, latency=latency, bandwidth=bandwidth)
+    delay = hops * ((latency or 0) + 6 / (bandwidth or 1))
+    assert problem.comm(0, src, dst) == pytest.approx(delay)
+    arrive = 1 + delay
+    exact = sched(a=(f"p{src}", 0, 1), b=(f"p{dst}", arrive, arrive + 1))
+    assert validate(problem, exact) == []
+    if delay > 0:
+        early = arrive - min(0.25, delay / 2)
+        late = sched(a=(f"p{src}", 0, 1), b=(f"p{dst}", early, early + 1))
+        one(
+            validate(problem, late),
+            rf"edge a -> b: b starts at {early:g} on p{dst} but the data arrive at "
+            rf"{arrive:g} \(a finishes at 1 on p{src}, communication {delay:g}\)",
+        )
+
+
+# ---- tolerance ---------------------------------------------------------------------
+
+
+def test_tolerance_with_non_integer_data():
+    # 0.1 + 0.2 != 0.3 in floating point: the slack absorbs it.
+    problem = _pair({"topology": "fully-connected"}, 2, data=0.2, latency=0.1)
+    problem_cost = problem_of(
+        [{"id": "a", "cost": 0.1}, {"id": "b", "cost": 0.2}], procs("p"),
+        edges=[{"src": "a", "dst": "b"}],
+    )  # fmt: skip
+    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", 0.1, 0.30000000000000004))) == []
+    assert (
+        validate(problem_cost, sched(a=("p", 0.2, 0.30000000000000004), b=("p", 0.3, 0.5))) == []
+    )
+    # Data arrive at 1 + 0.1 + 0.2 = 1.3000000000000003.
+    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3, 2.3))) == []
+    # Times up to 2.3: tol = 2.3e-9.
+    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3 - 2e-9, 2.3 - 2e-9))) == []
+    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3 - 3e-9, 2.3 - 3e-9))) != []
+    # Just inside and just outside the slack (times below 1: tol = 1e-9).
+    inside, outside = 0.1 - 0.9e-9, 0.1 - 1.1e-9
+    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", inside, inside + 0.2))) == []
+    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", outside, outside + 0.2))) == [
+        "processor p: a [0, 0.1) overlaps b [0.0999999989, 0.2999999989)",
+        "edge a -> b: b starts at 0.0999999989 on p but the data arrive at 0.1 "
+        "(a finishes at 0.1 on p, communication 0)",
+    ]
+    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", 0.1, 0.3 + 0.5e-9))) == []
+    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", 0.1, 0.3 + 2e-9))) != []
+
+
+def test_tolerance_scales_with_the_largest_time():
+    problem = problem_of(
+        [{"id": "a", "cost": 1e6 / 3}, {"id": "b", "cost": 1}], procs("p"),
+        order=[["a", "b"]],
+    )  # fmt: skip
+    finish = 1e6 / 3
+    tol = RELATIVE_TOLERANCE * (finish + 1)
+    assert tol > 1e-4
+    assert validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-4, finish + 1))) == []
+    violations = validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-3, finish + 1)))
+    assert any(v.startswith("order a -> b") for v in violations)
+    # An explicit tolerance replaces the default.
+    assert validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-3, finish + 1)),
+                    tol=1e-2) == []  # fmt: skip
+
+
+def test_integer_data_are_exact():
+    problem = _pair({"topology": "mesh", "dims": [1, 2]}, 2, data=7, latency=2)
+    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 10, 11))) == []
+    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 9.999999, 10.999999))) != []
+
+
+def test_heft_example_is_valid():
+    from exactsched import load_instance, solve
+
+    problem = load_instance(Path(__file__).parent.parent / "examples" / "topcuoglu2002.json")
+    result = solve(problem, "heft")
+    assert validate(problem, result.schedule) == []
+    assert Schedule.from_json(result.schedule.to_json()) == result.schedule
+
+
+def test_times_that_are_not_finite_numbers():
+    import numpy as np
+
+    # An unplaced task of a list scheduler has a NaN start: NaN fails every
+    # comparison, so the referee must refuse it explicitly.
+    nan_start = Schedule.from_arrays(CHAIN, np.array([0, 0, 1]), np.array([0, np.nan, 0]))
+    assert validate(CHAIN, nan_start) == [
+        "task b: start nan is not a finite number",
+        "task b: finish nan is not a finite number",
+    ]
+    odd = sched(a=("p", 0, float("inf")), b=("p", None, 5), c=("q", True, 5))
+    assert validate(CHAIN, odd) == [
+        "task a: finish inf is not a finite number",
+        "task b: start None is not a finite number",
+        "task c: start True is not a finite number",
+    ]
+    numpy_times = sched(a=("p", np.int64(0), np.float32(2)), b=("p", 2, 5), c=("q", 0, 5))
+    assert validate(CHAIN, numpy_times) == []
