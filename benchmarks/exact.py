@@ -14,6 +14,9 @@ Families
 ``large``
     Random DAGs of 60 to 100 tasks on 8 or 16 processors over every topology
     (the CP-SAT target: at least 75 % proven, every gap within 10 %).
+``probe``
+    Four large random instances and the two Cholesky ones: the set on which each
+    speed feature is switched off in turn (``docs/exact-models.md``).
 ``cholesky``
     Tiled Cholesky, N = 6 on ``hoft-multi-gpu`` (28 CPUs + 4 GPUs) and N = 8 on
     ``hoft-single-gpu`` (7 CPUs + 1 GPU), from :mod:`exactsched.workloads`.
@@ -53,6 +56,14 @@ __all__ = ["instances", "run", "summarise", "main"]
 
 _POW2 = ("hypercube", "fat-tree")
 
+#: The small, varied set used to measure each speed feature (family "probe").
+PROBE = (
+    (80, 8, "fully-connected"),
+    (100, 16, "mesh"),
+    (70, 12, "matrix"),
+    (90, 16, "accelerated-node"),
+)
+
 
 def instances(
     family: str,
@@ -60,6 +71,7 @@ def instances(
     processors: list[int],
     topologies: list[str],
     seeds: int,
+    large_sizes: list[int] = (60, 70, 80, 90, 100),
 ) -> Iterator[tuple[str, str, Problem]]:
     """Yield ``(group, name, problem)`` for a family (see the module docstring)."""
     if family == "random":
@@ -75,7 +87,7 @@ def instances(
                     yield f"random n={n}", f"n{n}-P{procs}-{topo}-s{seed}", problem
     elif family == "large":
         k = 0
-        for n in (60, 70, 80, 90, 100):
+        for n in large_sizes:
             for topo in topologies:
                 for seed in range(seeds):
                     procs = (8, 16, 12)[k % 3]
@@ -89,8 +101,16 @@ def instances(
 
         yield "cholesky N=6 28+4", "chol6-multi", cholesky_instance(6, "hoft-multi-gpu")
         yield "cholesky N=8 7+1", "chol8-single", cholesky_instance(8, "hoft-single-gpu")
+    elif family == "probe":
+        from exactsched.workloads import cholesky_instance
+
+        for n, procs, topo in PROBE:
+            problem = random_instance(n, procs, topology=topo, seed=7000 + 10 * n)
+            yield "probe", f"n{n}-P{procs}-{topo}", problem
+        yield "probe", "chol6-multi", cholesky_instance(6, "hoft-multi-gpu")
+        yield "probe", "chol8-single", cholesky_instance(8, "hoft-single-gpu")
     else:
-        raise SystemExit(f"--family: unknown {family!r} (random, large, cholesky)")
+        raise SystemExit(f"--family: unknown {family!r} (random, large, cholesky, probe)")
 
 
 def _method(spec: str) -> tuple[str, dict[str, Any]]:
@@ -122,7 +142,7 @@ def run(
         "lower_bound": result.lower_bound,
         "gap": result.gap,
         "seconds": wall,
-        "first": result.stats.get("first_solution_seconds"),
+        "first": result.stats.get("hint_seconds", result.stats.get("first_solution_seconds")),
     }
 
 
@@ -152,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--family", nargs="+", default=["random"])
     parser.add_argument("--sizes", nargs="+", type=int, default=[10, 20, 30, 40, 50])
+    parser.add_argument("--large-sizes", nargs="+", type=int, default=[60, 70, 80, 90, 100])
     parser.add_argument("--processors", nargs="+", type=int, default=[4, 8])
     parser.add_argument("--topologies", nargs="+", default=list(TOPOLOGIES))
     parser.add_argument("--seeds", type=int, default=3)
@@ -167,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     raw = []
     for family in args.family:
         for group, name, problem in instances(
-            family, args.sizes, args.processors, args.topologies, args.seeds
+            family, args.sizes, args.processors, args.topologies, args.seeds, args.large_sizes
         ):
             for spec in args.methods:
                 if spec in skipped:
@@ -199,6 +220,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{_fmt(s['median_proof'])} | {_fmt(s['mean_gap'], True)} | "
             f"{_fmt(s['max_gap'], True)} | {_fmt(s['first'])} |"
         )
+    by_instance: dict[str, set[float]] = {}
+    for row in raw:
+        if row["status"] == "optimal":
+            by_instance.setdefault(row["instance"], set()).add(round(row["makespan"], 6))
+    for name, values in by_instance.items():
+        if len(values) > 1:
+            print(f"\nWARNING: proven optima disagree on {name}: {sorted(values)}")
     for spec in sorted(skipped):
         print(f"\nNote: method {spec!r} is not registered; skipped.")
     if args.json:

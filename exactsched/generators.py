@@ -142,8 +142,10 @@ def random_instance(
     max_cost : int
         Base costs are drawn from ``1..max_cost``.
     n_order, n_isolation : int
-        Number of random order pairs (always consistent with the DAG) and
-        isolation pairs (between tasks not yet related by a path, when found).
+        Number of random order pairs (always consistent with the DAG, never
+        repeating an edge) and isolation pairs (between tasks no path of edges
+        and order pairs joins). Each kind is drawn by rejection with a bounded
+        number of tries, so fewer may come out on small or dense DAGs.
     affinity : float
         Share of tasks restricted to a random non-empty subset of processors.
     integral : bool
@@ -158,6 +160,12 @@ def random_instance(
     Returns
     -------
     Problem
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range (the message starts with its name) or a
+        processor count the topology cannot hold (an ``InstanceError``).
 
     Examples
     --------

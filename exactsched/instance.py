@@ -3,7 +3,30 @@
 The contract is ``docs/instance-format.md``. Every check that refuses input
 raises :class:`~exactsched.errors.InstanceError` with a one-line message that
 starts with the JSON path at fault (``tasks[2].cost[1]``, ``edges[0].dst``,
-``platform.network.dims``) and names the task, edge or processor by id.
+``platform.network.dims``) and names the task, edge or processor by id; for a
+file that is not JSON the message starts with the file name and gives the line
+and column. No input raises anything else (no traceback, no hang): wrong types
+anywhere, ``true`` where a number belongs (a boolean is not a number), NaN,
+infinities, integers beyond the float range, deep nesting and keys repeated in
+one JSON object are all refused this way.
+
+Harmless oddities raise :class:`~exactsched.errors.InstanceWarning` instead:
+unknown keys (ignored), a repeated order or isolation pair (counted once) and
+an isolation pair whose tasks a path of edges and order pairs already orders.
+
+A parsed document may hold Python values JSON cannot (tuples, numpy numbers
+and arrays); they are read as the JSON values they stand for, and
+:meth:`Problem.to_json` returns plain JSON.
+
+Examples
+--------
+>>> doc = {"format": "exactsched/instance@1",
+...        "platform": {"processors": [{"id": "p"}]},
+...        "tasks": [{"id": "a", "cost": [True]}]}
+>>> load_instance(doc)
+Traceback (most recent call last):
+...
+exactsched.errors.InstanceError: tasks[0].cost[0]: expected a number, got true (task 'a')
 """
 
 from __future__ import annotations
@@ -154,6 +177,8 @@ def load_instance(source: str | os.PathLike[str] | Mapping[str, Any]) -> Problem
 
 def _is_number(value: Any) -> bool:
     # JSON true/false are not numbers (bool is an int subclass in Python).
+    if type(value) in (int, float):
+        return True
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
         value, bool | np.bool_
     )
@@ -217,8 +242,9 @@ def _string(value: Any, where: str) -> str:
 
 
 def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
-    extra = sorted((str(key) for key in obj if key not in known), key=str)
+    extra = [str(key) for key in obj if key not in known]
     if extra:
+        extra.sort()
         warnings.warn(
             f"{where}: ignoring unknown key(s) {', '.join(map(repr, extra))}",
             InstanceWarning,
@@ -284,7 +310,7 @@ def _parse(document: Any) -> Problem:
     doc = _object(document, "instance")
     if "format" not in doc:
         raise InstanceError(f"format: missing; expected {FORMAT!r}")
-    if doc["format"] != FORMAT:
+    if not isinstance(doc["format"], str) or doc["format"] != FORMAT:
         raise InstanceError(f"format: unknown format {_show(doc['format'])}; expected {FORMAT!r}")
     _unknown_keys(doc, _TOP_KEYS, "instance")
     name = doc.get("name", "")
@@ -375,8 +401,18 @@ def _parse(document: Any) -> Problem:
     )
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
     """A deep copy as plain JSON values: lists, dicts, and Python numbers."""
+    kind = type(value)
+    if kind in _SCALARS:  # fast path for what json.loads produces
+        return value
+    if kind is dict:
+        return {k if type(k) is str else str(k): _plain(v) for k, v in value.items()}
+    if kind is list:
+        return [_plain(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -617,6 +653,9 @@ def _cycle_message(
     return f"{labels[first]}: cycle {cycle} (through {through})"
 
 
+_BITSET_LIMIT = 4096  # above this many tasks, bitsets of all reachable sets cost O(n^2) memory
+
+
 def _warn_redundant_isolation(
     n: int,
     src: np.ndarray,
@@ -629,15 +668,41 @@ def _warn_redundant_isolation(
     succ: list[list[int]] = [[] for _ in range(n)]
     for a, b in zip(src.tolist(), dst.tolist(), strict=True):
         succ[a].append(b)
-    reach = [0] * n  # bitset of the tasks reachable from each task
-    for i in reversed(topo.tolist()):
-        bits = 0
-        for j in succ[i]:
-            bits |= reach[j] | (1 << j)
-        reach[i] = bits
+    position = np.empty(n, dtype=np.int64)
+    position[topo] = np.arange(n)
+    # Orient each pair along the topological order: only a path first -> second can exist.
+    oriented = []
     for k, (a, b) in isolation:
-        if reach[a] >> b & 1 or reach[b] >> a & 1:
-            first, second = (a, b) if reach[a] >> b & 1 else (b, a)
+        first, second = (a, b) if position[a] < position[b] else (b, a)
+        oriented.append((k, a, b, first, second))
+    if n <= _BITSET_LIMIT:
+        reach = [0] * n  # bitset of the tasks reachable from each task
+        for i in reversed(topo.tolist()):
+            bits = 0
+            for j in succ[i]:
+                bits |= reach[j] | (1 << j)
+            reach[i] = bits
+        joined = {(f, s) for _, _, _, f, s in oriented if reach[f] >> s & 1}
+    else:
+        # One search per source task, never past the topological position of its
+        # farthest partner: O(pairs x (n + arcs)) time but O(n) memory.
+        targets: dict[int, set[int]] = {}
+        for _, _, _, f, s in oriented:
+            targets.setdefault(f, set()).add(s)
+        joined = set()
+        for f, wanted in targets.items():
+            limit = max(position[s] for s in wanted)
+            seen = {f}
+            stack = [f]
+            while stack:
+                i = stack.pop()
+                for j in succ[i]:
+                    if j not in seen and position[j] <= limit:
+                        seen.add(j)
+                        stack.append(j)
+            joined.update((f, s) for s in wanted & seen)
+    for k, a, b, first, second in oriented:
+        if (first, second) in joined:
             warnings.warn(
                 f"isolation[{k}]: tasks {task_ids[a]!r} and {task_ids[b]!r} are already "
                 f"ordered by a path from {task_ids[first]!r} to {task_ids[second]!r} "

@@ -184,9 +184,10 @@ class Problem:
 
         Parameters
         ----------
-        costs : sequence
+        costs : sequence or numpy.ndarray
             One number per task (same on every processor, then ``n_processors`` is
-            required) or one row of ``P`` numbers per task.
+            required) or one row of ``P`` numbers per task. Numpy arrays and
+            scalars are accepted here and in every other argument.
         edges : sequence of tuple
             ``(src, dst)`` or ``(src, dst, data)`` with task indices.
         n_processors : int, optional
@@ -199,6 +200,18 @@ class Problem:
             Task index -> allowed processor indices.
         name : str
             Free text.
+
+        Returns
+        -------
+        Problem
+            Tasks are named ``t0, t1, ...`` and processors ``p0, p1, ...``.
+
+        Raises
+        ------
+        InstanceError
+            As :func:`exactsched.load_instance` for the equivalent document.
+        TypeError
+            When ``costs`` holds scalars and ``n_processors`` is missing.
 
         Examples
         --------

@@ -156,7 +156,7 @@ class Schedule(Mapping[str, Placement]):
             raise ScheduleError(f"schedule: expected a JSON object, got {_kind(document)}")
         if "format" not in document:
             raise ScheduleError(f"format: missing; expected {SCHEDULE_FORMAT!r}")
-        if document["format"] != SCHEDULE_FORMAT:
+        if not isinstance(document["format"], str) or document["format"] != SCHEDULE_FORMAT:
             got = document["format"]
             shown = repr(got) if isinstance(got, str) and len(got) < 60 else _kind(got)
             raise ScheduleError(f"format: expected {SCHEDULE_FORMAT!r}, got {shown}")

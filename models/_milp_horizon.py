@@ -14,7 +14,8 @@ Not a registered method (the leading underscore keeps the auto-import away).
   costs, earliest finish time, no insertion) giving a valid schedule on every
   instance, used as horizon and warm start when no colleague's HEFT is registered.
 * :func:`heads_and_tails` gives time windows of any schedule no longer than a
-  horizon (least-cost paths, no communication).
+  horizon (least-cost paths, no communication); :func:`optimistic_paths` the
+  same per (task, processor), with communication.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "list_schedule",
     "horizon_schedule",
     "heads_and_tails",
+    "optimistic_paths",
 ]
 
 
@@ -236,3 +238,44 @@ def heads_and_tails(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         if len(succs):
             tail[i] = cost[i] + float(tail[succs].max())
     return head, tail
+
+
+def optimistic_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Per (task, processor) least start and least remaining time, with communication.
+
+    ``ready[j, p]`` is the optimistic data-ready time of ``j`` on ``p``: the
+    recursion of :func:`exactsched.bounds.optimistic_critical_path`, where each
+    predecessor sits on its best processor. ``through[i, p]`` is the mirror image:
+    ``cost[i, p]`` plus, over the arcs out of ``i``, the largest least
+    ``delay(p, q) + through[j, q]``. Every schedule with ``i`` on ``p`` starts
+    ``i`` at ``ready[i, p]`` or later and ends at ``start + through[i, p]`` or
+    later. Both are ``inf`` outside a task's affinity.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1, 10], [10, 1]], [(0, 1, 5)])
+    >>> ready, through = optimistic_paths(p)
+    >>> ready.tolist(), through.tolist()
+    ([[0.0, 0.0], [1.0, 6.0]], [[7.0, 11.0], [10.0, 1.0]])
+    """
+    n, n_procs = problem.n_tasks, problem.n_processors
+    cost = problem.cost  # inf outside the affinity, which propagates correctly
+    ready = np.zeros((n, n_procs))
+    oft = np.full((n, n_procs), np.inf)
+    topo = problem.topological_order.tolist()
+    for j in topo:
+        for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
+            i = int(problem.arc_src[a])
+            delay = problem.arc_unit[a] * problem.hops
+            np.maximum(ready[j], (oft[i][:, None] + delay).min(axis=0), out=ready[j])
+        oft[j] = cost[j] + ready[j]
+    through = np.full((n, n_procs), np.inf)
+    for i in reversed(topo):
+        rest = np.zeros(n_procs)
+        for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
+            j = int(problem.arc_dst[a])
+            delay = problem.arc_unit[a] * problem.hops
+            np.maximum(rest, (delay + through[j][None, :]).min(axis=1), out=rest)
+        through[i] = cost[i] + rest
+    ready[~problem.allowed] = np.inf
+    return ready, through

@@ -44,7 +44,9 @@ def delay_matrix(problem: Problem) -> np.ndarray:
     return problem.arc_unit[:, None, None] * problem.hops[None, :, :]
 
 
-def upward_rank(problem: Problem, cost: np.ndarray, delay: np.ndarray, how: str = "mean") -> np.ndarray:
+def upward_rank(
+    problem: Problem, cost: np.ndarray, delay: np.ndarray, how: str = "mean"
+) -> np.ndarray:
     """Upward rank (eq. (4) of [1]_) with node weights ``how`` in {"mean", "min"}.
 
     Arc weights are the mean delay over ordered pairs of distinct allowed
@@ -58,7 +60,9 @@ def upward_rank(problem: Problem, cost: np.ndarray, delay: np.ndarray, how: str 
     n_procs = cost.shape[1]
     off = ~np.eye(n_procs, dtype=bool)
     arc = np.zeros(len(problem.arc_src))
-    for a, (i, j) in enumerate(zip(problem.arc_src.tolist(), problem.arc_dst.tolist(), strict=True)):
+    for a, (i, j) in enumerate(
+        zip(problem.arc_src.tolist(), problem.arc_dst.tolist(), strict=True)
+    ):
         pairs = allowed[i][:, None] & allowed[j][None, :] & off
         if pairs.any():
             vals = delay[a][pairs]
@@ -144,7 +148,9 @@ def simple_list_schedule(
     return proc, start
 
 
-def order_from(problem: Problem, proc: np.ndarray, key: np.ndarray, duration: np.ndarray) -> list[tuple[int, int]]:
+def order_from(
+    problem: Problem, proc: np.ndarray, key: np.ndarray, duration: np.ndarray
+) -> list[tuple[int, int]]:
     """Sequencing arcs ``(before, after)`` implied by ``key`` (a start time per task).
 
     Consecutive tasks of positive ``duration`` on one processor, and every
@@ -194,8 +200,10 @@ def retime(
     src = np.concatenate([problem.arc_src, np.array([a for a, _ in extra], dtype=np.int64)])
     dst = np.concatenate([problem.arc_dst, np.array([b for _, b in extra], dtype=np.int64)])
     lag = np.concatenate(
-        [delay[np.arange(len(problem.arc_src)), proc[problem.arc_src], proc[problem.arc_dst]],
-         np.zeros(len(extra))]
+        [
+            delay[np.arange(len(problem.arc_src)), proc[problem.arc_src], proc[problem.arc_dst]],
+            np.zeros(len(extra)),
+        ]
     )
     out: list[list[int]] = [[] for _ in range(n)]
     indeg = np.zeros(n, dtype=np.int64)

@@ -89,6 +89,12 @@ STRAIGHTFORWARD: dict[str, Any] = {
 _TARGET_SCALE = 1e6
 _TOL = 1e-9
 _EXPERIMENT: dict[str, Any] = {}
+# Path cuts pay on CPU-GPU nodes (few locations); on many processors they only
+# slow the presolve down (measured in docs/exact-models.md).
+_PATH_CUT_LOCATIONS = 4
+# Above this many presence literals CP-SAT's presolve probing takes seconds and
+# buys nothing measurable, so it is switched off.
+_PROBING_LITERALS = 600
 
 
 # ---- scaling ---------------------------------------------------------------------------
@@ -381,8 +387,10 @@ def _check_options(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise MethodError(f"workers: expected a positive integer, got {workers!r}")
-    if isinstance(relative_gap, bool) or not isinstance(relative_gap, int | float) or not (
-        0 <= relative_gap < 1
+    if (
+        isinstance(relative_gap, bool)
+        or not isinstance(relative_gap, int | float)
+        or not (0 <= relative_gap < 1)
     ):
         raise MethodError(f"relative_gap: expected a number in [0, 1), got {relative_gap!r}")
     if horizon not in ("heuristic", "sum"):
@@ -433,7 +441,7 @@ def cpsat(
     symmetry: bool = True,
     pooling: bool = True,
     comm: str = "levels",
-    path_cuts: bool = True,
+    path_cuts: bool | str = "auto",
     hint_heuristics: Sequence[str] = DEFAULT_HINT_HEURISTICS,
 ) -> Result:
     """Solve ``problem`` with a CP-SAT model; optimal when proven.
@@ -536,6 +544,7 @@ def cpsat(
     hint_name, hint_schedule, hint_errors = None, None, {}
     hint_loc = hint_start = None
     hint_makespan_s = None
+    hint_seconds = None
     if need_heuristic:
         candidates, hint_errors = _hint_candidates(problem, hint_heuristics)
         hint_name, hint_schedule = min(candidates, key=lambda c: (c[1].makespan, c[0]))
@@ -545,8 +554,9 @@ def cpsat(
         hint_start = retime(problem, proc, start, data.cost, data.delay)
         hint_loc = loc.of_processor[proc]
         hint_makespan_s = int((hint_start + data.cost[np.arange(n), proc]).max())
+        hint_seconds = time.perf_counter() - started
         if callback is not None:
-            callback(float(hint_schedule.makespan), lb_orig, time.perf_counter() - started)
+            callback(float(hint_schedule.makespan), lb_orig, hint_seconds)
 
     cost_l = data.cost[:, rep]  # (n, L) scaled cost per location, inf outside affinity
     allowed_l = np.isfinite(cost_l)
@@ -731,15 +741,16 @@ def cpsat(
         elif len(problem.successors(i)) == 0 or not bounds:
             model.add(makespan >= end_v[i])
     if load:
+        terms: list[list[Any]] = [[] for _ in range(n_locs)]
+        for i in range(n):
+            for k, lit in x[i].items():
+                if cost_l[i, k] > 0:
+                    terms[k].append(int(cost_l[i, k]) * (1 if lit is True else lit))
         for k in range(n_locs):
-            terms = [
-                int(cost_l[i, k]) * (1 if lit is True else lit)
-                for i in range(n)
-                for kk, lit in x[i].items()
-                if kk == k and cost_l[i, k] > 0
-            ]
-            if terms:
-                model.add(cap[k] * makespan >= sum(terms))
+            if terms[k]:
+                model.add(cap[k] * makespan >= sum(terms[k]))
+    if path_cuts == "auto":
+        path_cuts = n_locs <= _PATH_CUT_LOCATIONS
     if path_cuts:
         _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, path_cuts)
     model.minimize(makespan)
@@ -769,6 +780,8 @@ def cpsat(
     params.log_search_progress = bool(log)
     if relative_gap:
         params.relative_gap_limit = float(relative_gap)
+    if sum(len(lits) for lits in x) > _PROBING_LITERALS:
+        params.cp_model_probing_level = 0
     for key, value in _EXPERIMENT.items():
         if key in ("subsolvers", "extra_subsolvers", "ignore_subsolvers"):
             getattr(params, key).extend(value)
@@ -833,6 +846,7 @@ def cpsat(
         "conflicts": solver.num_conflicts,
         "solver_seconds": solver.wall_time,
         "build_seconds": round(build_seconds, 4),
+        "hint_seconds": None if hint_seconds is None else round(hint_seconds, 4),
         "first_solution_seconds": progress.first_seconds,
         "variables": len(model.proto.variables),
         "constraints": len(model.proto.constraints),
@@ -909,7 +923,9 @@ def _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, mod
                 model.add(lhs >= sum(weight[j][0] * weight[j][1] for j in members))
 
 
-def _colour(loc_of: np.ndarray, start: np.ndarray, cost_l: np.ndarray, loc: Locations) -> np.ndarray:
+def _colour(
+    loc_of: np.ndarray, start: np.ndarray, cost_l: np.ndarray, loc: Locations
+) -> np.ndarray:
     """Processors from locations: pooled tasks get cores by greedy interval colouring.
 
     Tasks of a pooled location, sorted by start, take the lowest-index core that is

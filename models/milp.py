@@ -36,7 +36,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
-from models._milp_horizon import heads_and_tails, horizon_schedule, order_from_times, semi_active
+from models._milp_horizon import horizon_schedule, optimistic_paths, order_from_times, semi_active
 
 __all__ = ["milp", "build_model"]
 
@@ -98,7 +98,8 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     Notes
     -----
     Variables: ``x[i, p]`` (task ``i`` runs on ``p``), ``s[i]`` (start, in the
-    window ``[head_i, horizon - tail_i]`` of least-cost paths), ``y[i, j]`` (``i``
+    window ``[min_p ready[i, p], horizon - min_p through[i, p]]`` of
+    :func:`models._milp_horizon.optimistic_paths`), ``y[i, j]`` (``i``
     finishes before ``j`` starts) for every pair not ordered by a path of arcs that
     may compete for a processor or is an isolation pair, and ``C`` (makespan).
     With ``c_i(x) = sum_p cost[i, p] x[i, p]``:
@@ -114,19 +115,22 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
       both tasks have positive cost (zero-length tasks never conflict);
     * isolation: ``y[i, j] + y[j, i] >= 1`` less the ``x`` of zero-cost processors;
     * ``y[i, j] + y[j, i] <= 1``;
-    * ``C >= s_i + c_i(x) + tail_i - least cost_i`` and ``C >= sum_i cost[i, p] x[i, p]``.
+    * ``s_i >= sum_p ready[i, p] x[i, p]`` and ``C >= s_i + sum_p through[i, p] x[i, p]``
+      (optimistic paths with communication, per processor of ``i``);
+    * ``C >= sum_i cost[i, p] x[i, p]`` on every processor.
     """
     n, n_procs = problem.n_tasks, problem.n_processors
     cost, allowed, hops = problem.cost, problem.allowed, problem.hops
-    head, tail = heads_and_tails(problem)
-    min_cost = problem.min_cost()
+    ready, through = optimistic_paths(problem)
+    head = np.where(allowed, ready, np.inf).min(axis=1)
+    tail = np.where(allowed, through, np.inf).min(axis=1)
     max_cost = np.where(allowed, cost, 0.0).max(axis=1)
     model = _Model()
     x: dict[tuple[int, int], int] = {}
     for i in range(n):
         for p in np.flatnonzero(allowed[i]).tolist():
             x[i, p] = model.var(0.0, 1.0, integer=True)
-    # Windows from least-cost paths; the slack keeps the warm start inside on fractional data.
+    # Windows from optimistic paths; the slack keeps the warm start inside on fractional data.
     slack = 1e-7 * max(1.0, horizon)
     s_ub = np.maximum(head, horizon - tail + slack)
     s = [model.var(float(head[i]), float(s_ub[i])) for i in range(n)]
@@ -139,10 +143,20 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     for i in range(n):
         procs = np.flatnonzero(allowed[i]).tolist()
         model.row([x[i, p] for p in procs], [1.0] * len(procs), 1.0, 1.0)
-        ci, cv = c_terms(i)
-        # C >= finish + least remaining path after i
-        extra = float(tail[i] - min_cost[i])
-        model.row([cmax, s[i], *ci], [1.0, -1.0, *(-v for v in cv)], extra, math.inf)
+        # C >= s_i + through[i, p] and s_i >= ready[i, p] for the processor p of i
+        model.row(
+            [cmax, s[i], *(x[i, p] for p in procs)],
+            [1.0, -1.0, *(-float(through[i, p]) for p in procs)],
+            0.0,
+            math.inf,
+        )
+        if any(ready[i, p] > head[i] for p in procs):
+            model.row(
+                [s[i], *(x[i, p] for p in procs)],
+                [1.0, *(-float(ready[i, p]) for p in procs)],
+                0.0,
+                math.inf,
+            )
     for p in range(n_procs):
         tasks = [i for i in range(n) if allowed[i, p] and cost[i, p] > 0]
         if tasks:

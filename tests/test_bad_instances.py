@@ -312,7 +312,7 @@ def _load_quietly(doc):
 
 
 @settings(
-    max_examples=200,
+    max_examples=150,
     deadline=2000,
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
@@ -348,3 +348,31 @@ def test_fuzz_any_text_as_file(tmp_path_factory, text):
     with pytest.raises(InstanceError) as info:
         _load_quietly(path)
     assert "\n" not in str(info.value)
+
+
+TEXT = json.dumps(VALID)
+PIECES = list('{}[],:"0123456789.-e ') + ["true", "null", "NaN", "1e400", '"a"', '"p1"', "[]"]
+
+
+@st.composite
+def mutated_text(draw):
+    text = TEXT
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(0, len(text) - 1))
+        piece = draw(st.sampled_from(PIECES))
+        cut = draw(st.integers(0, 2))
+        text = text[:k] + piece + text[k + cut :]
+    return text
+
+
+@settings(max_examples=150, deadline=2000, derandomize=True, database=None)
+@given(mutated_text())
+def test_fuzz_mutated_json_text(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("fuzz") / "doc.json"
+    path.write_text(text)
+    try:
+        problem = _load_quietly(path)
+    except InstanceError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert problem.to_json() == json.loads(text)

@@ -249,3 +249,20 @@ def test_warmstart_list_schedule_is_valid_with_isolation():
     again = retime(problem, proc, start, problem.cost, delay)
     assert np.all(again <= start + 1e-9)
     assert validate(problem, Schedule.from_arrays(problem, proc, again)) == []
+
+
+def test_extra_cp_sat_parameters():
+    problem = Problem.from_lists([2, 3], n_processors=2)
+    result = cpsat(problem, **FAST, parameters={"linearization_level": 2})
+    assert result.makespan == 3 and result.stats["options"]["parameters"]
+    with pytest.raises(MethodError, match="parameters"):
+        cpsat(problem, parameters={"no_such_parameter": 1})
+
+
+def test_hint_is_a_valid_first_schedule_within_a_second():
+    problem = random_instance(60, 8, topology="torus", seed=3)
+    seen = []
+    result = cpsat(problem, workers=1, time_limit=2, callback=lambda m, b, s: seen.append(s))
+    _check(problem, result)
+    assert result.stats["hint_seconds"] < 1.0
+    assert seen[0] == pytest.approx(result.stats["hint_seconds"], abs=0.05)

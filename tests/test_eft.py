@@ -228,6 +228,7 @@ def test_list_schedule_priority_against_precedence_is_valid():
 def test_list_schedule_custom_select():
     p = indep([[1, 1, 1]] * 3)
     s = list_schedule(p, [0, 0, 0], select=lambda b, t: 2)
+    assert validate(p, s) == []
     assert {pl.processor for pl in s.values()} == {"p2"}
     assert s.makespan == 3
     with pytest.raises(MethodError, match="select"):

@@ -96,13 +96,15 @@ def test_edge_cases(problem):
 
 def test_one_processor_is_serial():
     p = Problem.from_lists([2, 3, 4], [(0, 1, 9)], n_processors=1)
-    assert heft(p).makespan == 9
+    s = heft(p)
+    assert s.makespan == 9 and validate(p, s) == []
 
 
 def test_ties_go_to_lowest_processor():
     p = Problem.from_lists([[2, 2, 2], [2, 2, 2]])
     s = heft(p)
     assert s["t0"].processor == "p0" and s["t1"].processor == "p1"
+    assert validate(p, s) == []
 
 
 def test_insertion_fills_gap():
@@ -154,6 +156,7 @@ def test_matches_naive_heft(seed):
     topology = ["fully-connected", "mesh", "fat-tree", "matrix"][seed % 4]
     p = random_instance(60, 4, topology=topology, ccr=3.0, affinity=0.25, seed=seed)
     s = heft(p)
+    assert validate(p, s) == []
     proc, start = _naive_heft(p)
     got_proc, got_start, _ = s.arrays(p)
     assert got_proc.tolist() == [proc[i] for i in range(p.n_tasks)]

@@ -450,7 +450,7 @@ def documents(draw, *, max_tasks: int = 8, max_procs: int = 6):
 
 
 FAST = settings(
-    max_examples=80,
+    max_examples=50,
     deadline=None,
     database=None,
     derandomize=True,
@@ -561,3 +561,19 @@ def test_networkx_problem_equals_json_problem(doc):
     assert np.array_equal(built.cost, expected.cost)
     assert np.array_equal(built.arc_src, expected.arc_src)
     assert np.array_equal(built.arc_unit, expected.arc_unit)
+
+
+@pytest.mark.parametrize("limit", [0, 4096], ids=["search", "bitsets"])
+def test_redundant_isolation_both_algorithms(monkeypatch, limit):
+    """Large instances search per pair instead of keeping every reachable set."""
+    import exactsched.instance
+
+    monkeypatch.setattr(exactsched.instance, "_BITSET_LIMIT", limit)
+    n = 50
+    edges = [{"src": f"t{i}", "dst": f"t{i + 1}"} for i in range(0, n - 1) if i != 20]
+    isolation = [["t49", "t21"], ["t3", "t20"], ["t20", "t21"], ["t0", "t49"], ["t10", "t30"]]
+    doc = doc_of([{"id": f"t{i}", "cost": 1} for i in range(n)], edges=edges, isolation=isolation)
+    with pytest.warns(InstanceWarning) as record:
+        load_instance(doc)
+    assert [str(w.message).split(":")[0] for w in record] == ["isolation[0]", "isolation[1]"]
+    assert "from 't21' to 't49'" in str(record[0].message)

@@ -29,7 +29,9 @@ def test_registered(name):
 
 def test_rts_deterministic_for_a_seed(paper):
     assert rts(paper, seed=4) == rts(paper, seed=4)
-    makespans = {rts(paper, seed=s).makespan for s in range(20)}
+    schedules = [rts(paper, seed=s) for s in range(20)]
+    assert all(validate(paper, s) == [] for s in schedules)
+    makespans = {s.makespan for s in schedules}
     assert len(makespans) > 1  # different seeds, different orders
 
 
@@ -82,6 +84,7 @@ def test_random_eft_frequencies_follow_speed():
     # about 3/4 of the tasks must land on the fast processor.
     p = Problem.from_lists([[6, 2]] * 400)
     s = random_eft(p, seed=0)
+    assert validate(p, s) == []
     share = sum(pl.processor == "p1" for pl in s.values()) / 400
     assert 0.68 < share < 0.82
 
@@ -105,7 +108,9 @@ def test_random_eft_unknown_ranking():
 
 def test_random_eft_zero_cost_processor_always_chosen():
     p = Problem.from_lists([[3, 0, 3]] * 20)
-    assert {pl.processor for pl in random_eft(p, seed=0).values()} == {"p1"}
+    s = random_eft(p, seed=0)
+    assert validate(p, s) == []
+    assert {pl.processor for pl in s.values()} == {"p1"}
 
 
 # ---- minimal-serial ------------------------------------------------------------------
@@ -130,6 +135,7 @@ def test_minimal_serial_respects_affinity():
     p = Problem.from_lists([[1, 5, 4], [1, 5, 4]], affinity={0: [1, 2]})
     s = minimal_serial(p)
     assert s.makespan == 8 and s["t0"].processor == "p2"
+    assert validate(p, s) == []
 
 
 def test_minimal_serial_refuses_split_affinity():
@@ -140,4 +146,5 @@ def test_minimal_serial_refuses_split_affinity():
 
 def test_minimal_serial_zero_costs():
     p = Problem.from_lists([[0, 0], [0, 0]], [(0, 1, 4)])
-    assert minimal_serial(p).makespan == 0
+    s = minimal_serial(p)
+    assert s.makespan == 0 and validate(p, s) == []

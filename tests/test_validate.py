@@ -8,12 +8,16 @@ tasks; the documented tolerance on non-integer data.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactsched import Placement, Problem, Schedule, ScheduleError, assert_valid, validate
+from exactsched.generators import TOPOLOGIES, random_instance
 from exactsched.validate import RELATIVE_TOLERANCE
 
 
@@ -343,3 +347,104 @@ def test_times_that_are_not_finite_numbers():
     ]
     numpy_times = sched(a=("p", np.int64(0), np.float32(2)), b=("p", 2, 5), c=("q", 0, 5))
     assert validate(CHAIN, numpy_times) == []
+
+
+# ---- agreement with a naive referee --------------------------------------------------
+
+
+def naive_kinds(problem: Problem, schedule: Schedule) -> set[str]:
+    """The kinds of violation, found by checking every pair of tasks (O(n^2))."""
+    kinds = set()
+    ids = problem.task_ids
+    rows = {}
+    for i, task in enumerate(ids):
+        pl = schedule[task]
+        p = problem.proc_ids.index(pl.processor)
+        if not problem.allowed[i, p]:
+            kinds.add("affinity")
+            continue
+        if pl.start < 0:
+            kinds.add("start")
+        if pl.finish != pl.start + problem.cost[i, p]:
+            kinds.add("finish")
+        rows[i] = (p, pl.start, pl.start + problem.cost[i, p])
+
+    def overlap(a, b):
+        (_, sa, fa), (_, sb, fb) = rows[a], rows[b]
+        return sa < fa and sb < fb and max(sa, sb) < min(fa, fb)
+
+    for a, b in itertools.combinations(rows, 2):
+        if rows[a][0] == rows[b][0] and overlap(a, b):
+            kinds.add("processor")
+    for e in range(len(problem.edge_src)):
+        a, b = int(problem.edge_src[e]), int(problem.edge_dst[e])
+        if a in rows and b in rows:
+            pa, pb = rows[a][0], rows[b][0]
+            delay = (
+                0
+                if pa == pb
+                else problem.hops[pa, pb]
+                * (problem.latency + problem.edge_data[e] / problem.bandwidth)
+            )
+            if rows[b][1] < rows[a][2] + delay:
+                kinds.add("edge")
+    for a, b in zip(problem.order_src.tolist(), problem.order_dst.tolist(), strict=True):
+        if a in rows and b in rows and rows[b][1] < rows[a][2]:
+            kinds.add("order")
+    for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
+        if a in rows and b in rows and overlap(a, b):
+            kinds.add("isolation")
+    return kinds
+
+
+def kinds_of(violations: list[str]) -> set[str]:
+    kinds = set()
+    for v in violations:
+        head = v.split(" ")[0]
+        if head == "task":
+            kinds.add("affinity" if "(affinity)" in v else "start" if "< 0" in v else "finish")
+        else:
+            kinds.add(head)
+    return kinds
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True)
+@given(st.data())
+def test_agrees_with_a_naive_referee(data):
+    """Random integral instances and random, mostly nearly valid schedules."""
+    topology = data.draw(st.sampled_from(TOPOLOGIES))
+    problem = random_instance(
+        data.draw(st.integers(2, 9)),
+        4,
+        topology=topology,
+        n_order=data.draw(st.integers(0, 2)),
+        n_isolation=data.draw(st.integers(0, 3)),
+        affinity=data.draw(st.sampled_from([0.0, 0.5])),
+        latency=data.draw(st.integers(0, 2)),
+        seed=data.draw(st.integers(0, 10**6)),
+    )
+    # Start from a valid schedule: tasks in topological order, one after another.
+    proc = [int(problem.allowed_processors(i)[0]) for i in range(problem.n_tasks)]
+    start = [0.0] * problem.n_tasks
+    clock = 0.0
+    for i in problem.topological_order.tolist():
+        start[i] = clock
+        clock += float(problem.cost[i, proc[i]])
+    for _ in range(data.draw(st.integers(0, 3))):  # then break a few things
+        i = data.draw(st.integers(0, problem.n_tasks - 1))
+        proc[i] = data.draw(st.integers(0, problem.n_processors - 1))
+        start[i] = float(data.draw(st.integers(-2, int(clock) + 2)))
+    finish = [
+        s + (problem.cost[i, p] if problem.allowed[i, p] else 1) for i, (p, s) in
+        enumerate(zip(proc, start, strict=True))
+    ]  # fmt: skip
+    if data.draw(st.booleans()):
+        k = data.draw(st.integers(0, problem.n_tasks - 1))
+        finish[k] += data.draw(st.sampled_from([0, 1, -1]))
+    schedule = Schedule(
+        {
+            t: Placement(problem.proc_ids[p], s, float(f))
+            for t, p, s, f in zip(problem.task_ids, proc, start, finish, strict=True)
+        }
+    )
+    assert kinds_of(validate(problem, schedule)) == naive_kinds(problem, schedule)
