@@ -294,6 +294,9 @@ def saga_compare(args: argparse.Namespace) -> None:
                     capture_output=True,
                     text=True,
                     timeout=args.saga_timeout,
+                    # saga iterates over sets of names: fix the string hashing
+                    # so that its tie-breaking, hence its makespan, is repeatable.
+                    env={**os.environ, "PYTHONHASHSEED": "0"},
                 )
                 saga = json.loads(run.stdout.strip().splitlines()[-1])
             except subprocess.TimeoutExpired:

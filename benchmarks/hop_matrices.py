@@ -14,18 +14,21 @@ from topologies import hop_matrix
 
 
 def networks(n: int) -> dict[str, tuple[dict, list[str]]]:
-    side = int(round(n ** 0.5))
+    side = int(round(n**0.5))
     cube = int(round(n ** (1 / 3)))
     cases = {
         "fully-connected": ({"topology": "fully-connected"}, ["cpu"] * n),
         "hypercube": ({"topology": "hypercube"}, ["cpu"] * n),
         "fat-tree (arity 2)": ({"topology": "fat-tree", "arity": 2}, ["cpu"] * n),
-        "accelerated-node": ({"topology": "accelerated-node"}, ["cpu"] * (n - n // 8) + ["gpu"] * (n // 8)),
+        "accelerated-node": (
+            {"topology": "accelerated-node"},
+            ["cpu"] * (n - n // 8) + ["gpu"] * (n // 8),
+        ),
     }
     if side * side == n:
         cases["mesh 2-D"] = ({"topology": "mesh", "dims": [side, side]}, ["cpu"] * n)
         cases["torus 2-D"] = ({"topology": "torus", "dims": [side, side]}, ["cpu"] * n)
-    if cube ** 3 == n:
+    if cube**3 == n:
         cases["torus 3-D"] = ({"topology": "torus", "dims": [cube] * 3}, ["cpu"] * n)
     return cases
 

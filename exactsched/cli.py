@@ -54,7 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--workers", "-w", type=int, default=None, help="solver threads")
     solve.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     solve.add_argument(
-        "--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="method option, repeatable (see `exactsched methods --json`)",
     )
     solve.add_argument("--json", action="store_true", help="print the schedule document")
@@ -319,8 +323,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         if reference:
             gap = (result.makespan - reference) / reference
         rows.append(
-            {"method": name, "makespan": result.makespan, "gap_to_exact": gap,
-             "seconds": round(result.seconds, 6)}
+            {
+                "method": name,
+                "makespan": result.makespan,
+                "gap_to_exact": gap,
+                "seconds": round(result.seconds, 6),
+            }
         )
     rows.sort(key=lambda r: (r["makespan"], r["method"]))
     summary = {

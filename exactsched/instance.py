@@ -304,6 +304,8 @@ def parse_instance(document: Any) -> Problem:
         return _parse(document)
     except RecursionError:
         raise InstanceError("instance: nested too deeply") from None
+    except MemoryError:  # e.g. the dense P x P hop matrix of a huge platform
+        raise InstanceError("instance: too large to hold in memory") from None
 
 
 def _parse(document: Any) -> Problem:

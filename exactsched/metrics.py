@@ -45,5 +45,3 @@ def schedule_length_ratio(problem: Problem, makespan: float) -> float:
 def failed(problem: Problem, makespan: float) -> bool:
     """Whether the makespan exceeds the minimal serial time ([1]_: a "failure")."""
     return bool(makespan > minimal_serial_time(problem) * (1 + 1e-12))
-
-

@@ -227,4 +227,3 @@ def solve(
 
 def _options_json(options: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _jsonable(v) for k, v in options.items()}
-

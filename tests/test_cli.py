@@ -71,7 +71,9 @@ def test_solve_exact_default_proves_optimum(capsys):
 def test_invalid_schedule_exit_1(capsys, tmp_path):
     bad = {
         "format": "exactsched/schedule@1",
-        "tasks": [{"id": f"n{i}", "processor": "p1", "start": 0, "finish": 1} for i in range(1, 11)],
+        "tasks": [
+            {"id": f"n{i}", "processor": "p1", "start": 0, "finish": 1} for i in range(1, 11)
+        ],
     }
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
@@ -122,12 +124,16 @@ def test_compare_json(capsys):
 def test_subprocess_entry_point():
     proc = subprocess.run(
         [sys.executable, "-m", "exactsched", "info", EXAMPLE, "--json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["tasks"] == 10
     proc = subprocess.run(
         [sys.executable, "-m", "exactsched", "validate", "/nonexistent.json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -122,3 +122,19 @@ def tiny_instances(draw: st.DrawFn) -> Problem:
 @given(tiny_instances())
 def test_random_tiny_instances_agree(problem: Problem) -> None:
     _check_all(problem)
+
+
+@pytest.mark.parametrize(
+    ("topology", "seed"), [("fully-connected", 0), ("torus", 1), ("matrix", 2), ("fat-tree", 3)]
+)
+def test_cpsat_and_milp_agree_beyond_brute_force(topology: str, seed: int) -> None:
+    if "cpsat" not in _methods("exact"):
+        pytest.skip("cpsat is not registered")
+    problem = random_instance(
+        10, 4, topology=topology, n_isolation=2, n_order=1, affinity=0.2, seed=seed
+    )
+    results = {m: exactsched.solve(problem, m, **EXACT_OPTS) for m in ("cpsat", "milp")}
+    for name, result in results.items():
+        assert result.status is Status.OPTIMAL, name
+        assert validate(problem, result.schedule) == [], name
+    assert math.isclose(results["cpsat"].makespan, results["milp"].makespan, rel_tol=1e-9)

@@ -577,3 +577,15 @@ def test_redundant_isolation_both_algorithms(monkeypatch, limit):
         load_instance(doc)
     assert [str(w.message).split(":")[0] for w in record] == ["isolation[0]", "isolation[1]"]
     assert "from 't21' to 't49'" in str(record[0].message)
+
+
+def test_memory_exhaustion_is_an_instance_error(monkeypatch):
+    """A platform too large for its dense P x P hop matrix must not crash the CLI."""
+    import exactsched.instance
+
+    def exhausted(value):
+        raise MemoryError
+
+    monkeypatch.setattr(exactsched.instance, "_plain", exhausted)
+    with pytest.raises(InstanceError, match=r"^instance: too large to hold in memory$"):
+        load_instance(doc_of([{"id": "a", "cost": 1}]))
