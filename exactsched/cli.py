@@ -148,7 +148,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"instance        {problem.name or args.instance}")
     print(
         f"tasks           {doc['tasks']} ({doc['edges']} edges, {doc['order_pairs']} order "
-        f"pairs, {doc['isolation_pairs']} isolation pairs, {doc['restricted_tasks']} with affinity)"
+        f"pairs, {doc['isolation_pairs']} isolation pairs, "
+        f"{doc['restricted_tasks']} with affinity)"
     )
     kinds = ", ".join(f"{n} {t}" for t, n in types.items())
     print(f"processors      {doc['processors']} ({kinds})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from exactsched.schedule import Schedule, _tidy
@@ -12,7 +12,7 @@ from exactsched.schedule import Schedule, _tidy
 __all__ = ["Status", "Result", "relative_gap"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """What a method knows about its answer.
 
     Members
