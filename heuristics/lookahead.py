@@ -181,21 +181,10 @@ class _Lookahead:
             kid_fin = np.empty(len(kids))
             for k, c in enumerate(kids.tolist()):
                 ready = np.maximum(base_ready[k], fin[p] + unit[k] * self.hops[p])
-                c_est = _earliest_from(trial, c, ready)
+                c_est = trial.earliest_start(c, ready)
                 kid_fin[k] = np.where(masks[k], c_est + cost[c], np.inf).min()
             value[p] = kid_fin.max() if self.variant == "max" else float(w @ kid_fin)
         return value, est
-
-
-def _earliest_from(builder: ScheduleBuilder, task: int, ready: np.ndarray) -> np.ndarray:
-    """``(P,)`` earliest starts of ``task`` from a given data-ready time.
-
-    The engine's insertion and isolation search, fed a data-ready time that
-    ignores the task's unplaced parents; :meth:`ScheduleBuilder.eft` would
-    refuse such a task. The builder offers no public entry for this yet, so
-    this is the one place that reaches into it.
-    """
-    return builder._earliest(task, ready, builder.problem.cost[task])
 
 
 def _choose(value: np.ndarray, est: np.ndarray, cost: np.ndarray) -> int:

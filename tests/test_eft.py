@@ -311,3 +311,21 @@ def test_earliest_start_from_given_ready_time():
     # t1's parent is placed, but any ready time may be given; t2 is blocked by t0.
     assert b.earliest_start(1, np.array([0.5, 0.5])).tolist() == [2.0, 0.5]
     assert b.earliest_start(2, np.zeros(2)).tolist() == [2.0, 2.0]
+
+
+def test_select_may_modify_the_arrays_it_gets():
+    # list_schedule reuses the est that select computed; a select that scribbles
+    # on its copy must not move the placement.
+    p = Problem.from_lists([[2, 2], [3, 1]], [(0, 1, 5)])
+
+    def select(builder, task):
+        est, eft = builder.eft(task)
+        choice = int(np.argmin(eft))
+        est[:] = -1.0
+        trial = builder.copy()  # a lookahead on a copy leaves the builder alone
+        trial.place(task, choice)
+        return choice
+
+    s = list_schedule(p, [2.0, 1.0], select=select)
+    assert validate(p, s) == []
+    assert s == list_schedule(p, [2.0, 1.0])

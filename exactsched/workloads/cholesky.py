@@ -35,12 +35,12 @@ time of the kernel of its *destination* task whenever a GPU is involved
 (CPU-CPU transfers are free: the platform's ``accelerated-node`` network).
 
 Timing data (microseconds, double precision, mean of 1000 runs each, from the
-data of [1]_: one Skylake Xeon Gold 6130 core with MKL, one V100 GPU with
-cuBLAS; published with the paper's simulator, see Notes):
+data of [1]_: BLAS/LAPACK kernels on one core of a Skylake Xeon Gold 6130 and
+on one V100 GPU; published with the paper's simulator, see Notes):
 
-========== ============ ========== ============ ============ ========== ============
+========== ============ ========== ============ ============ ==========
 tile size  kernel        CPU time   GPU time     transfer     CPU/GPU
-========== ============ ========== ============ ============ ========== ============
+========== ============ ========== ============ ============ ==========
 1024       POTRF        16219.485  1184.62588   3233.71612   13.69
 1024       TRSM         22206.134   916.616096  3068.835904  24.23
 1024       SYRK         23363.235   419.018816  3034.252184  55.76
@@ -49,7 +49,7 @@ tile size  kernel        CPU time   GPU time     transfer     CPU/GPU
 128        TRSM            75.197    44.116992   110.803008   1.70
 128        SYRK            72.175    31.858688   130.780312   2.27
 128        GEMM            89.854    11.317248   139.892752   7.94
-========== ============ ========== ============ ============ ========== ============
+========== ============ ========== ============ ============ ==========
 
 The default is tile size 1024 and integer costs: every time rounded to the
 nearest microsecond, so that exact models work on integer data. With N = 8 on
