@@ -22,7 +22,9 @@ class Status(StrEnum):
     FEASIBLE
         A valid schedule; its optimality is not proven (heuristics always say this).
     INFEASIBLE
-        Proven that no valid schedule exists (affinity with isolation can do this).
+        Proven that no valid schedule exists. No valid instance is infeasible (running
+        the tasks one at a time in topological order satisfies every rule), so exact
+        methods report it only for side constraints a caller adds.
     UNKNOWN
         No schedule and no proof, e.g. the time limit ran out first.
     """

@@ -242,7 +242,7 @@ def pets(
     "levelized-heft",
     kind="heuristic",
     description="Levelized HEFT: PETS levels, upward rank inside each level, earliest finish time",
-    source="McSweeney, continuation report (Manchester), 2020, sec. 4.3",
+    source="McSweeney, PhD continuation report, Univ. of Manchester, 2019, sec. 4.3",
 )
 def levelized_heft(
     problem: Problem, *, ranking: str = "mean", policy: str = "eft", insertion: bool = True

@@ -44,9 +44,14 @@ many semi-active timings, so the sequence reaches a fixed point ``S*``, optimal,
 with ``SA(proc, sort(S*)) = S*``. Along ``pi* = sort(S*)`` the keys
 ``(start, finish, rank)`` computed by ``SA`` increase strictly. So the depth-first
 search only appends a task whose key exceeds the previous one; it also prunes a
-branch when a lower bound (least-cost path from data-ready estimates, and the
-processor load after the current frontier, both valid because later starts are
-never earlier than the last key) reaches the best makespan found so far.
+branch when a lower bound reaches the best makespan found so far: per unplaced
+task and processor, an earliest start (data from placed predecessors, optimistic
+arrivals from unplaced ones, the processor's last long finish) plus the
+optimistic remaining path with communication
+(:func:`models._milp_horizon.optimistic_paths`), and the processor load after
+the current frontier. Both are valid because no later start in the order is
+earlier than the last key's, and no later long task on a processor starts
+before that processor's last long finish.
 
 References
 ----------
@@ -70,7 +75,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
-from models._milp_horizon import heads_and_tails, list_schedule
+from models._milp_horizon import list_schedule, optimistic_paths
 
 __all__ = ["bruteforce", "search_space"]
 
@@ -134,8 +139,8 @@ class _Search:
         for r, j in enumerate(self.topo):
             rank[j] = r
         self.rank = rank
-        _, tail = heads_and_tails(problem)
-        self.tail = tail.tolist()
+        _, through = optimistic_paths(problem)
+        self.through = through.tolist()
         self.min_cost = problem.min_cost().tolist()
         self.total_min = float(sum(self.min_cost))
         self.integral = problem.is_integral
@@ -154,28 +159,47 @@ class _Search:
         self.twins = _twins(problem)
 
     def _bound(self, last_start: float, makespan: float, remaining_min: float) -> float:
-        """Lower bound on the makespan of every completion of the current partial order."""
+        """Lower bound on the makespan of every completion of the current partial order.
+
+        Per unplaced task ``j`` and processor ``q``, ``est[q]`` bounds the start of
+        ``j`` on ``q`` from below (the last key's start, the processor's last long
+        finish if ``j`` is long there, and optimistic arrivals from predecessors);
+        the makespan is then at least ``min_q est[q] + through[j, q]``. The load
+        of the unplaced tasks after each processor's frontier gives another bound.
+        """
         bound = makespan
         load = remaining_min + sum(max(f, last_start) for f in self.free)
         bound = max(bound, load / self.n_procs)
-        ready_lb = [0.0] * self.n
+        n_procs, hops, cost, free = self.n_procs, self.hops, self.cost, self.free
+        est_of: list[list[float] | None] = [None] * self.n
         for j in self.topo:
             if self.placed[j]:
                 continue
-            r = last_start
+            cj = cost[j]
+            est = [(max(last_start, free[q]) if cj[q] > 0 else last_start) for q in range(n_procs)]
             for i, unit in self.preds[j]:
                 if self.placed[i]:
+                    fi, row = self.finish[i], hops[self.proc[i]]
                     p = self.proc[i]
-                    hop_row = self.hops[p]
-                    delay = min(0.0 if q == p else unit * hop_row[q] for q in self.procs[j])
-                    arrival = self.finish[i] + delay
+                    for q in range(n_procs):
+                        arrival = fi if q == p else fi + unit * row[q]
+                        if arrival > est[q]:
+                            est[q] = arrival
                 else:
-                    arrival = ready_lb[i] + self.min_cost[i]
-                if arrival > r:
-                    r = arrival
-            ready_lb[j] = r
-            if r + self.tail[j] > bound:
-                bound = r + self.tail[j]
+                    ei, ci = est_of[i], cost[i]
+                    done = [ei[r] + ci[r] for r in range(n_procs)]
+                    for q in range(n_procs):
+                        arrival = min(
+                            done[r] if r == q else done[r] + unit * hops[r][q]
+                            for r in range(n_procs)
+                        )
+                        if arrival > est[q]:
+                            est[q] = arrival
+            est_of[j] = est
+            through = self.through[j]
+            finish = min(est[q] + through[q] for q in self.procs[j])
+            if finish > bound:
+                bound = finish
         return bound
 
     def run(self) -> None:

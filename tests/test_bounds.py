@@ -142,16 +142,14 @@ def tiny_instances(draw: st.DrawFn) -> Problem:
         n_procs = wanted
     if n_procs == 1 and topology == "accelerated-node":
         topology = "fully-connected"
-    n_tasks = draw(st.integers(1, 7))
-    pairs = 0 if n_tasks == 1 else None  # the generator needs two tasks to draw a pair
     return random_instance(
-        n_tasks,
+        draw(st.integers(1, 7)),
         n_procs,
         topology=topology,
         ccr=draw(st.sampled_from([0.0, 0.5, 2.0, 5.0])),
         heterogeneity=draw(st.sampled_from([0.0, 0.5, 0.9])),
-        n_order=draw(st.integers(0, 2)) if pairs is None else 0,
-        n_isolation=draw(st.integers(0, 3)) if pairs is None else 0,
+        n_order=draw(st.integers(0, 2)),
+        n_isolation=draw(st.integers(0, 3)),
         affinity=draw(st.sampled_from([0.0, 0.5])),
         integral=draw(st.booleans()),
         latency=draw(st.sampled_from([0.0, 1.0])),
