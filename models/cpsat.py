@@ -42,13 +42,14 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
 
+from exactsched.bounds import critical_path_bound, load_bound
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
@@ -88,7 +89,6 @@ STRAIGHTFORWARD: dict[str, Any] = {
 # Largest scaled value aimed at when data must be rounded.
 _TARGET_SCALE = 1e6
 _TOL = 1e-9
-_EXPERIMENT: dict[str, Any] = {}
 # Path cuts pay on CPU-GPU nodes (few locations); on many processors they only
 # slow the presolve down (measured in docs/exact-models.md).
 _PATH_CUT_LOCATIONS = 4
@@ -300,18 +300,34 @@ def processor_locations(problem: Problem, *, pooling: bool = True) -> Locations:
 
 
 def _hint_candidates(
-    problem: Problem, names: Sequence[str]
+    problem: Problem,
+    names: Sequence[str],
+    report: Callable[[Schedule], Any] | None = None,
 ) -> tuple[list[tuple[str, Schedule]], dict[str, str]]:
-    """Valid schedules of our own list schedules and of the registered heuristics."""
+    """Valid schedules of our own list schedules and of the registered heuristics.
+
+    ``report(schedule)`` is called on each candidate better than all before it,
+    so a first schedule is out after one cheap list schedule.
+    """
     from exactsched.registry import available_methods
 
     found: list[tuple[str, Schedule]] = []
     errors: dict[str, str] = {}
+    best = math.inf
+
+    def keep(name: str, schedule: Schedule) -> None:
+        nonlocal best
+        found.append((name, schedule))
+        if schedule.makespan < best:
+            best = schedule.makespan
+            if report is not None:
+                report(schedule)
+
     delay = delay_matrix(problem)
     for how in ("mean", "min"):
         rank = upward_rank(problem, problem.cost, delay, how)
         proc, start = simple_list_schedule(problem, problem.cost, delay, rank)
-        found.append((f"list-{how}", Schedule.from_arrays(problem, proc, start)))
+        keep(f"list-{how}", Schedule.from_arrays(problem, proc, start))
     registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
     for name in names:
         if name not in registered:
@@ -324,7 +340,7 @@ def _hint_candidates(
         if not isinstance(schedule, Schedule) or validate(problem, schedule):
             errors[name] = "invalid schedule"
             continue
-        found.append((name, schedule))
+        keep(name, schedule)
     return found, errors
 
 
@@ -443,6 +459,7 @@ def cpsat(
     comm: str = "levels",
     path_cuts: bool | str = "auto",
     hint_heuristics: Sequence[str] = DEFAULT_HINT_HEURISTICS,
+    parameters: Mapping[str, Any] | None = None,
 ) -> Result:
     """Solve ``problem`` with a CP-SAT model; optimal when proven.
 
@@ -487,8 +504,15 @@ def cpsat(
         cumulative over every other class of interchangeable processors.
     comm : {"levels", "dest", "pairs"}
         Communication encoding (see Notes).
+    path_cuts : bool or "auto"
+        Load cuts along the ancestors and descendants of every task (see
+        :func:`_add_path_cuts`); "auto": on when there are at most 4 locations
+        (CPU-GPU nodes), where they pay.
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
+    parameters : mapping, optional
+        Extra CP-SAT parameters by name (e.g. ``{"linearization_level": 2}``),
+        applied last; lists extend repeated fields such as ``subsolvers``.
 
     Returns
     -------
@@ -537,7 +561,8 @@ def cpsat(
     n_locs = len(loc.members)
     rep = np.array([m[0] for m in loc.members], dtype=np.int64)
     cap = [len(m) if len(m) > 1 else 1 for m in loc.members]
-    lb_orig = float(foundation_lower_bound(problem))
+    # Cheap bounds for the first progress lines; the full one (an LP) comes next.
+    lb_quick = max(critical_path_bound(problem), load_bound(problem))
 
     # ---- warm start: best valid heuristic schedule, re-timed on the scaled data
     need_heuristic = hint or horizon == "heuristic"
@@ -546,18 +571,26 @@ def cpsat(
     hint_makespan_s = None
     hint_seconds = None
     if need_heuristic:
-        candidates, hint_errors = _hint_candidates(problem, hint_heuristics)
+        first_seen: list[float] = []
+
+        def report(schedule: Schedule) -> None:
+            seconds = time.perf_counter() - started
+            first_seen.append(seconds)
+            if callback is not None:
+                callback(float(schedule.makespan), lb_quick, seconds)
+
+        candidates, hint_errors = _hint_candidates(problem, hint_heuristics, report)
         hint_name, hint_schedule = min(candidates, key=lambda c: (c[1].makespan, c[0]))
         proc, start, _ = hint_schedule.arrays(problem)
         if symmetry:
             proc = _relabel(proc, loc)
         hint_start = retime(problem, proc, start, data.cost, data.delay)
         hint_loc = loc.of_processor[proc]
-        hint_makespan_s = int((hint_start + data.cost[np.arange(n), proc]).max())
-        hint_seconds = time.perf_counter() - started
-        if callback is not None:
-            callback(float(hint_schedule.makespan), lb_orig, hint_seconds)
+        hint_end = hint_start + data.cost[np.arange(n), proc]
+        hint_makespan_s = int(hint_end.max())
+        hint_seconds = first_seen[0]  # time to the first valid schedule
 
+    lb_orig = float(foundation_lower_bound(problem))
     cost_l = data.cost[:, rep]  # (n, L) scaled cost per location, inf outside affinity
     allowed_l = np.isfinite(cost_l)
     delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
@@ -678,14 +711,22 @@ def cpsat(
                 if previous is not None:
                     model.add_implication(f, previous)
                 previous = f
+                # Locations of j sharing the set of "near" locations of i share one
+                # aggregated constraint f >= sum x_jm - sum x_il (e.g. a fat-tree
+                # subtree), which is stronger in the LP than one clause per m.
+                groups: dict[tuple[int, ...], list[int]] = {}
                 for m in lj:
-                    below = [k for k in li if d[k, m] < v]
-                    if len(below) == len(li):
-                        continue
-                    clause = [f] + [x[i][k] for k in below]
-                    if x[j][m] is not True:
-                        clause.append(~x[j][m])
-                    model.add_bool_or(clause)
+                    below = tuple(k for k in li if d[k, m] < v)
+                    if len(below) < len(li):
+                        groups.setdefault(below, []).append(m)
+                for below, near in groups.items():
+                    if len(near) == 1:
+                        clause = [f] + [x[i][k] for k in below]
+                        if x[j][near[0]] is not True:
+                            clause.append(~x[j][near[0]])
+                        model.add_bool_or(clause)
+                    else:
+                        model.add(f + sum(x[i][k] for k in below) >= sum(x[j][m] for m in near))
                 if hint_loc is not None:
                     aux_hints.append((f, int(d[hint_loc[i], hint_loc[j]] >= v)))
 
@@ -704,9 +745,9 @@ def cpsat(
             model.add(end_v[b] <= start_v[a]).only_enforce_if(after)
             model.add_bool_or([before, after, *zero_a, *zero_b])
             if hint_loc is not None:
-                aux_hints.append((after, int(hint_start[b] < hint_start[a])))
+                aux_hints.append((after, int(hint_end[b] <= hint_start[a])))
         if hint_loc is not None:
-            aux_hints.append((before, int((hint_start[a], a) <= (hint_start[b], b))))
+            aux_hints.append((before, int(hint_end[a] <= hint_start[b])))
 
     # ---- symmetry breaking: value precedence over interchangeable processors
     if symmetry:
@@ -752,7 +793,7 @@ def cpsat(
     if path_cuts == "auto":
         path_cuts = n_locs <= _PATH_CUT_LOCATIONS
     if path_cuts:
-        _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, path_cuts)
+        _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan)
     model.minimize(makespan)
 
     # ---- hint
@@ -782,11 +823,14 @@ def cpsat(
         params.relative_gap_limit = float(relative_gap)
     if sum(len(lits) for lits in x) > _PROBING_LITERALS:
         params.cp_model_probing_level = 0
-    for key, value in _EXPERIMENT.items():
-        if key in ("subsolvers", "extra_subsolvers", "ignore_subsolvers"):
-            getattr(params, key).extend(value)
-        else:
-            setattr(params, key, value)
+    for key, value in (parameters or {}).items():
+        try:
+            if isinstance(value, list | tuple):
+                getattr(params, key).extend(value)
+            else:
+                setattr(params, key, value)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise MethodError(f"parameters: bad CP-SAT parameter {key!r}: {exc}") from None
     build_seconds = time.perf_counter() - started
     if time_limit is not None:
         params.max_time_in_seconds = max(0.01, float(time_limit) - build_seconds)
@@ -868,6 +912,7 @@ def cpsat(
             "pooling": pooling,
             "comm": comm,
             "path_cuts": path_cuts,
+            "parameters": dict(parameters or {}),
             "relative_gap": relative_gap,
         },
     }
@@ -893,7 +938,16 @@ def _reach(problem: Problem) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return [bits(m) for m in anc], [bits(m) for m in desc]
 
 
-def _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan, mode) -> None:
+def _add_path_cuts(
+    model: cp_model.CpModel,
+    problem: Problem,
+    x: list[dict[int, Any]],
+    cost_l: np.ndarray,
+    cap: list[int],
+    start_v: list[Any],
+    end_v: list[Any],
+    makespan: Any,
+) -> None:
     """Load of a location along the ancestors and the descendants of each task.
 
     Every ancestor of ``i`` placed on location ``l`` runs in ``[0, start_i)``
