@@ -95,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("exactsched: interrupted", file=sys.stderr)
             return 130
+        except BrokenPipeError:
+            # The reader went away (``exactsched ... | head``): stop quietly.
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
     _flush_warnings(caught)
     return status
 
