@@ -69,7 +69,16 @@ __all__ = [
 ]
 
 #: Registered heuristics tried for the warm start (if registered), besides our own.
-DEFAULT_HINT_HEURISTICS: tuple[str, ...] = ("heft", "peft", "cpop", "hoft", "heft-wm")
+DEFAULT_HINT_HEURISTICS: tuple[str, ...] = (
+    "heft",
+    "peft",
+    "cpop",
+    "hoft",
+    "heft-wm",
+    "heft-lookahead",
+    "peft-nc",
+    "pets",
+)
 
 #: Communication encodings: "levels" (default), "dest", "pairs" (see the Notes of cpsat).
 COMM_ENCODINGS: tuple[str, ...] = ("levels", "dest", "pairs")
@@ -84,6 +93,7 @@ STRAIGHTFORWARD: dict[str, Any] = {
     "pooling": False,
     "comm": "pairs",
     "path_cuts": False,
+    "lb_search": False,
 }
 
 # Largest scaled value aimed at when data must be rounded.
@@ -431,6 +441,97 @@ def _longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.nd
     return head, tail
 
 
+def _sequence_bound(items: list[tuple[float, float, float]], single: bool, tail: bool) -> float:
+    """Least of ``max(remote, local)`` over which neighbours share the location.
+
+    ``items`` are ``(remote, r, c)`` per neighbour: ``remote`` is the bound it
+    gives when on another location, ``r`` a release (heads) or a tail (tails)
+    and ``c`` its duration on this location (``inf``: not allowed there).
+    Neighbours on the location run one after the other when ``single``; the
+    best sequence is by release (heads) or by decreasing tail (tails, Jackson's
+    rule). Only the neighbours with the largest remote bounds are worth keeping
+    local, so scanning the remote bounds in decreasing order is exact.
+    """
+    items = sorted(items, key=lambda it: -it[0])
+    best = math.inf
+    local: list[tuple[float, float]] = []
+    for k in range(len(items) + 1):
+        remote = items[k][0] if k < len(items) else 0.0
+        value = 0.0
+        if local and not single:
+            value = max(r + c for r, c in local)
+        elif local and not tail:
+            for r, c in sorted(local):
+                value = max(value, r) + c
+        elif local:
+            t = 0.0
+            for q, c in sorted(local, key=lambda z: -z[0]):
+                t += c
+                value = max(value, t + q)
+        best = min(best, max(remote, value))
+        if k == len(items) or not math.isfinite(items[k][2]):
+            break  # this neighbour cannot share the location
+        local.append((items[k][1], items[k][2]))
+    return best
+
+
+def _placement_heads_tails(
+    problem: Problem, cost: np.ndarray, delay: np.ndarray, cap: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Heads and tails per placement that account for communication and fan-in/out.
+
+    ``head[j, m]`` is a lower bound on the start of ``j`` if it runs on location
+    ``m``: each predecessor ``i`` either runs elsewhere (its data arrive at the
+    earliest ``head[i, k] + cost[i, k] + delay(k, m)`` over ``k != m``) or on
+    ``m`` too, where such predecessors run one after the other (from their own
+    heads on ``m``). ``tail[i, l]`` is a lower bound on the time from the start
+    of ``i`` on ``l`` to the makespan, symmetrically over successors. Both hold
+    for every schedule, so ``start_i >= sum_l head[i, l] x_il`` and
+    ``makespan >= start_i + sum_l tail[i, l] x_il`` are valid cuts; unlike the
+    critical path with least costs they see that a multi-hop network makes
+    fan-in and fan-out pay either communication or serialisation.
+
+    ``cost`` is ``(n, L)`` with ``inf`` outside the affinity, ``delay`` is
+    ``(n_arcs, L, L)`` with a zero diagonal and ``cap`` the capacity of every
+    location (pooled locations only get the weaker ``max(r + c)``).
+    """
+    n, n_locs = cost.shape
+    allowed = np.isfinite(cost)
+    head = np.zeros((n, n_locs))
+    tail = np.zeros((n, n_locs))
+    off = ~np.eye(n_locs, dtype=bool)
+    order = problem.topological_order.tolist()
+    for j in order:
+        arcs = problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist()
+        if not arcs:
+            continue
+        src = problem.arc_src[arcs]
+        # arrive[t, m]: earliest arrival on m of arc t's data from another location
+        fin = head[src] + cost[src]  # inf outside the affinity
+        arrive = np.where(off[None], fin[:, :, None] + delay[arcs], np.inf).min(axis=1)
+        for m in np.flatnonzero(allowed[j]).tolist():
+            items = [(arrive[t, m], head[src[t], m], cost[src[t], m]) for t in range(len(arcs))]
+            head[j, m] = _sequence_bound(items, cap[m] == 1, tail=False)
+    for i in reversed(order):
+        arcs = problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist()
+        if not arcs:
+            tail[i] = np.where(allowed[i], cost[i], 0.0)
+            continue
+        dst = problem.arc_dst[arcs]
+        # leave[t, l]: least time from the end of i on l to the makespan via arc t elsewhere
+        rest = np.where(allowed[dst], tail[dst], np.inf)  # (k, L)
+        leave = np.where(off[None], delay[arcs] + rest[:, None, :], np.inf).min(axis=2)
+        for k in np.flatnonzero(allowed[i]).tolist():
+            items = [
+                (leave[t, k], tail[dst[t], k] - cost[dst[t], k], cost[dst[t], k])
+                if allowed[dst[t], k]
+                else (leave[t, k], 0.0, math.inf)
+                for t in range(len(arcs))
+            ]
+            tail[i, k] = cost[i, k] + _sequence_bound(items, cap[k] == 1, tail=True)
+    return head, tail
+
+
 @register(
     "cpsat",
     kind="exact",
@@ -458,6 +559,7 @@ def cpsat(
     pooling: bool = True,
     comm: str = "levels",
     path_cuts: bool | str = "auto",
+    lb_search: bool = True,
     hint_heuristics: Sequence[str] = DEFAULT_HINT_HEURISTICS,
     parameters: Mapping[str, Any] | None = None,
 ) -> Result:
@@ -508,6 +610,12 @@ def cpsat(
         Load cuts along the ancestors and descendants of every task (see
         :func:`_add_path_cuts`); "auto": on when there are at most 4 locations
         (CPU-GPU nodes), where they pay.
+    lb_search : bool
+        With 2 or more workers, make the full-problem worker CP-SAT's
+        ``objective_lb_search`` (it raises the bound step by step) instead of
+        ``default_lp``; the other workers keep the LNS and local search. On the
+        16-processor fat-tree and torus instances it lifted the bound the
+        default search never moved (``docs/exact-models.md``).
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -606,6 +714,14 @@ def cpsat(
     lb_s = int(_ceil_tol(np.array([lb_orig * res]))[0][0]) if bounds else 0
     lb_s = min(lb_s, big)
     head, tail = _longest_paths(problem, min_dur)
+    head_l = tail_l = None
+    if bounds:
+        # Placement heads/tails see communication and fan-in/out (multi-hop networks).
+        head_l, tail_l = _placement_heads_tails(problem, cost_l, delay_l, cap)
+        span = np.where(allowed_l, head_l + tail_l, np.inf).min(axis=1)
+        lb_s = min(max(lb_s, int(math.ceil(span.max() - 1e-9))), big)
+        head = np.maximum(head, np.where(allowed_l, head_l, np.inf).min(axis=1))
+        tail = np.maximum(tail, np.where(allowed_l, tail_l - cost_l, np.inf).min(axis=1))
 
     # ---- variables
     model = cp_model.CpModel()
@@ -776,6 +892,15 @@ def cpsat(
 
     # ---- objective and bounds
     makespan = model.new_int_var(lb_s, big, "makespan")
+    if head_l is not None:
+        for i in range(n):
+            if len(x[i]) < 2:
+                continue
+            if any(head_l[i, k] > head[i] for k in x[i]):
+                model.add(start_v[i] >= sum(int(head_l[i, k]) * lit for k, lit in x[i].items()))
+            model.add(
+                makespan >= start_v[i] + sum(int(tail_l[i, k]) * lit for k, lit in x[i].items())
+            )
     for i in range(n):
         if bounds and tail[i] > 0:
             model.add(makespan >= end_v[i] + int(tail[i]))
@@ -823,6 +948,8 @@ def cpsat(
         params.relative_gap_limit = float(relative_gap)
     if sum(len(lits) for lits in x) > _PROBING_LITERALS:
         params.cp_model_probing_level = 0
+    if lb_search and workers >= 2:
+        params.extra_subsolvers.append("objective_lb_search")
     for key, value in (parameters or {}).items():
         try:
             if isinstance(value, list | tuple):
@@ -912,6 +1039,7 @@ def cpsat(
             "pooling": pooling,
             "comm": comm,
             "path_cuts": path_cuts,
+            "lb_search": lb_search,
             "parameters": dict(parameters or {}),
             "relative_gap": relative_gap,
         },

@@ -8,7 +8,13 @@ import pytest
 from exactsched import MethodError, Problem, Status, load_instance, solve, validate
 from exactsched.generators import TOPOLOGIES, random_instance
 from models._warmstart import delay_matrix, retime, simple_list_schedule, upward_rank
-from models.cpsat import STRAIGHTFORWARD, cpsat, processor_locations, scale_data
+from models.cpsat import (
+    STRAIGHTFORWARD,
+    _placement_heads_tails,
+    cpsat,
+    processor_locations,
+    scale_data,
+)
 
 FAST = {"workers": 1, "seed": 0, "time_limit": 20}
 
@@ -266,3 +272,35 @@ def test_hint_is_a_valid_first_schedule_within_a_second():
     _check(problem, result)
     assert result.stats["hint_seconds"] < 1.0
     assert seen[0] == pytest.approx(result.stats["hint_seconds"], abs=0.05)
+
+
+def test_placement_heads_tails_fork_pays_communication_or_serialisation():
+    # a -> b, a -> c, data 4 on a 2-processor mesh, costs 2, 3, 3: the optimum is 8
+    # (all on one processor) while the critical path with least costs is 5.
+    problem = Problem.from_lists(
+        [2, 3, 3],
+        [(0, 1, 4), (0, 2, 4)],
+        n_processors=2,
+        network={"topology": "mesh", "dims": [2]},
+    )
+    head, tail = _placement_heads_tails(problem, problem.cost, delay_matrix(problem), [1, 1])
+    assert head.tolist() == [[0, 0], [2, 2], [2, 2]]
+    assert tail[0].tolist() == [8, 8]  # b and c: both local (3 + 3) or one remote (4 + 3)
+    assert (head + tail).min(axis=1).max() == 8
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_placement_heads_tails_hold_for_brute_force_optima(topology):
+    for seed in range(3):
+        n_procs = 4 if topology in ("hypercube", "fat-tree") else 3
+        problem = random_instance(
+            6, n_procs, topology=topology, n_order=1, n_isolation=1, affinity=0.3, seed=seed
+        )
+        ref = solve(problem, "bruteforce")
+        proc, start, _ = ref.schedule.arrays(problem)
+        head, tail = _placement_heads_tails(
+            problem, problem.cost, delay_matrix(problem), [1] * n_procs
+        )
+        idx = np.arange(problem.n_tasks)
+        assert np.all(start >= head[idx, proc] - 1e-9)
+        assert np.all(start + tail[idx, proc] <= ref.makespan + 1e-9)
