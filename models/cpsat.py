@@ -23,9 +23,13 @@ Formulation (details and measurements in ``docs/exact-models.md``):
 * isolation pairs as a disjunction of two order literals (or a zero-length
   task); order pairs are arcs without communication;
 * makespan ``>=`` every end, the foundation bounds of :mod:`exactsched.bounds`,
-  per-location load cuts, value-precedence symmetry breaking between
-  interchangeable processors, a horizon and a complete hint from the best
-  heuristic schedule.
+  placement heads and tails that see communication and fan-in/out
+  (:func:`_placement_heads_tails`), per-location load cuts, value-precedence
+  symmetry breaking between interchangeable processors, a horizon and a
+  complete hint from the best heuristic schedule.
+
+With 2 or more workers the full-problem worker is CP-SAT's
+``objective_lb_search`` (option ``lb_search``).
 
 Non-integer data are scaled by a resolution and rounded up (see
 :func:`scale_data`); the solution is re-timed on the original numbers.
@@ -594,7 +598,10 @@ def cpsat(
         sum of every largest cost and delay (the straightforward choice).
     bounds : bool
         Add ``makespan >= exactsched.bounds.lower_bound`` (with the class-load
-        LP), heads and tails of every task, and ``makespan >= end + tail``.
+        LP), heads and tails of every task, ``makespan >= end + tail``, and the
+        placement heads/tails of :func:`_placement_heads_tails` as cuts
+        ``start_i >= sum_l head_il x_il``, ``makespan >= start_i + sum_l
+        tail_il x_il`` and the root bound ``max_i min_l (head_il + tail_il)``.
     load : bool
         Add per-location load cuts ``capacity * makespan >= sum of costs placed there``.
     symmetry : bool
