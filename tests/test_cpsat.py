@@ -10,6 +10,7 @@ from exactsched.generators import TOPOLOGIES, random_instance
 from models._warmstart import delay_matrix, retime, simple_list_schedule, upward_rank
 from models.cpsat import (
     STRAIGHTFORWARD,
+    _near_subsets,
     _placement_heads_tails,
     cpsat,
     processor_locations,
@@ -304,3 +305,11 @@ def test_placement_heads_tails_hold_for_brute_force_optima(topology):
         idx = np.arange(problem.n_tasks)
         assert np.all(start >= head[idx, proc] - 1e-9)
         assert np.all(start + tail[idx, proc] <= ref.makespan + 1e-9)
+
+
+def test_near_subsets_follow_the_network():
+    tree = random_instance(10, 8, topology="fat-tree", seed=0)
+    subsets = _near_subsets(tree)
+    assert [k for k, _ in subsets] == [2] * 4 + [4] * 2  # leaf pairs, then halves
+    assert all(members.sum() == k for k, members in subsets)
+    assert _near_subsets(random_instance(10, 8, topology="fully-connected", seed=0)) == []
