@@ -108,6 +108,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._tables import batch_size, optimistic_finish_time
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import WEIGHTINGS, ranks_from_weights, upward_rank
 
@@ -123,121 +124,6 @@ __all__ = [
 
 _CONDITIONS = ("expected", "printed")
 _CHILD_PROCESSORS = ("other", "any")
-# Upper bound on the elements of one (arcs x P x P) batch of the min-plus kernel.
-_BATCH_ELEMENTS = 1 << 22
-
-
-def _batch_size(n_procs: int) -> int:
-    """Arcs per batch, so that one ``(arcs, P, P)`` broadcast stays small."""
-    return max(1, _BATCH_ELEMENTS // (n_procs * n_procs))
-
-
-def _levels(problem: Problem, forward: bool) -> list[np.ndarray]:
-    """Tasks grouped by depth (``forward``) or height, level 0 first, indices sorted.
-
-    Level 0 holds the tasks without predecessors (forward) or successors; every
-    neighbour of a task on the sweep side lies in a lower level.
-    """
-    n = problem.n_tasks
-    if forward:
-        ptr, nb, order = (
-            problem.pred_ptr,
-            problem.arc_src[problem.pred_arcs],
-            problem.topological_order,
-        )
-    else:
-        ptr, nb = problem.succ_ptr, problem.arc_dst[problem.succ_arcs]
-        order = problem.topological_order[::-1]
-    ptr_l, nb_l = ptr.tolist(), nb.tolist()
-    level = [0] * n
-    for x in order.tolist():
-        lo, hi = ptr_l[x], ptr_l[x + 1]
-        if hi > lo:
-            level[x] = 1 + max(level[y] for y in nb_l[lo:hi])
-    lev = np.asarray(level, dtype=np.int64)
-    by_level = np.argsort(lev, kind="stable")
-    bounds = np.searchsorted(lev[by_level], np.arange(1, int(lev.max(initial=0)) + 1))
-    return np.split(by_level, bounds)
-
-
-def _min_plus_sweep(
-    problem: Problem,
-    base: np.ndarray,
-    extra: np.ndarray,
-    *,
-    forward: bool,
-    unit: np.ndarray | None = None,
-    hops: np.ndarray | None = None,
-) -> np.ndarray:
-    """The dynamic programme shared by the OFT and OCT tables.
-
-    ``T[x, p] = base[x, p] + max_{a} min_q (C[y_a, q] + unit[a] * H[p, q])`` over
-    the arcs ``a`` into ``x`` (``forward``, ``y_a`` the parent, ``H = hops.T`` so
-    that the delay runs from ``q`` to ``p``) or out of ``x`` (backward, ``y_a``
-    the child, ``H = hops``), where ``C = T + extra`` and tasks without such arcs
-    keep ``T = base``. One batch of arcs is an ``(arcs, P, P)`` broadcast.
-    """
-    unit = problem.arc_unit.astype(float) if unit is None else np.asarray(unit, dtype=float)
-    hops = problem.hops.astype(float) if hops is None else np.asarray(hops, dtype=float)
-    if forward:
-        ptr, arcs, other, mat = problem.pred_ptr, problem.pred_arcs, problem.arc_src, hops.T
-    else:
-        ptr, arcs, other, mat = problem.succ_ptr, problem.succ_arcs, problem.arc_dst, hops
-    n_procs = problem.n_processors
-    table = np.array(base, dtype=float)
-    carry = table + extra
-    deg = np.diff(ptr)
-    for tasks in _levels(problem, forward)[1:]:
-        counts = deg[tasks]
-        total = int(counts.sum())
-        # The arcs of the level's tasks, each task's arcs contiguous in CSR order.
-        first = np.repeat(ptr[tasks] - np.cumsum(counts) + counts, counts)
-        level_arcs = arcs[first + np.arange(total)]
-        owner = np.repeat(np.arange(len(tasks)), counts)
-        worst = np.full((len(tasks), n_procs), -np.inf)
-        step = _batch_size(n_procs)
-        for lo in range(0, total, step):
-            a = level_arcs[lo : lo + step]
-            vals = (carry[other[a]][:, None, :] + unit[a][:, None, None] * mat[None]).min(axis=2)
-            np.maximum.at(worst, owner[lo : lo + step], vals)
-        table[tasks] = table[tasks] + worst
-        carry[tasks] = table[tasks] + extra[tasks]
-    return table
-
-
-def optimistic_finish_time(problem: Problem) -> np.ndarray:
-    """The optimistic finish time table ``OFT(t, p)`` of HOFT.
-
-    Parameters
-    ----------
-    problem : Problem
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n, P)``: the earliest finish of each task on each processor when
-        every other task runs wherever is best and nothing contends (eq. (8)
-        of [1]_ per processor); ``inf`` outside a task's affinity.
-
-    Examples
-    --------
-    >>> p = Problem.from_lists([[2, 1], [3, 6], [1, 1]], [(0, 1, 4), (1, 2, 2)])
-    >>> optimistic_finish_time(p).tolist()
-    [[2.0, 1.0], [5.0, 7.0], [6.0, 8.0]]
-
-    Notes
-    -----
-    Row ``t1``: on ``p0`` the parent finishes at 2 there or at ``1 + 4`` on
-    ``p1``, so 2, plus cost 3 gives 5; on ``p1``, ``min(2 + 4, 1) + 6 = 7``.
-    ``O(e * P^2)`` time; arcs are processed level by level in batches.
-
-    References
-    ----------
-    .. [1] McSweeney, Walton, Zounon, ICCS 2020, eq. (8); McSweeney, PhD
-       continuation report 2019, sec. 4.1.
-    """
-    zero = np.zeros_like(problem.cost, dtype=float)
-    return _min_plus_sweep(problem, problem.cost, zero, forward=True)
 
 
 def _oft_ratio(oft: np.ndarray, allowed: np.ndarray) -> np.ndarray:
@@ -338,7 +224,7 @@ def child_estimates(
     hops = problem.hops.astype(float)
     term = np.zeros((problem.n_tasks, n_procs))
     diag = np.arange(n_procs)
-    step = _batch_size(n_procs)
+    step = batch_size(n_procs)
     for lo in range(0, problem.n_edges, step):
         a = np.arange(lo, min(lo + step, problem.n_edges))
         vals = child_cost[problem.arc_dst[a]][:, None, :] + unit[a, None, None] * hops

@@ -75,8 +75,8 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._tables import min_plus_sweep
 from heuristics.eft import ScheduleBuilder, list_schedule
-from heuristics.hoft import _min_plus_sweep
 from heuristics.ranking import WEIGHTINGS, mean_comm, upward_rank
 
 __all__ = ["optimistic_cost_table", "oct_rank", "oeft_select", "peft", "peft_nc"]
@@ -126,10 +126,10 @@ def optimistic_cost_table(problem: Problem, *, comm: str = "network") -> np.ndar
         raise MethodError(f"comm: unknown {comm!r}; known: {', '.join(_COMMS)}")
     zero = np.zeros_like(problem.cost, dtype=float)
     if comm == "network":
-        return _min_plus_sweep(problem, zero, problem.cost, forward=False)
+        return min_plus_sweep(problem, zero, problem.cost, forward=False)
     n_procs = problem.n_processors
     distinct = np.ones((n_procs, n_procs)) - np.eye(n_procs)
-    return _min_plus_sweep(
+    return min_plus_sweep(
         problem, zero, problem.cost, forward=False, unit=mean_comm(problem), hops=distinct
     )
 

@@ -67,6 +67,7 @@ import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
+from heuristics._tables import min_plus_sweep
 
 __all__ = [
     "WEIGHTINGS",
@@ -300,42 +301,8 @@ def optimistic_finish_time(problem: Problem) -> np.ndarray:
     .. [1] T. McSweeney, PhD continuation report, University of Manchester,
        2019, sec. 4.1 (with ``OFT(s, p')`` where the report prints ``w(s, p')``).
     """
-    n, n_procs = problem.n_tasks, problem.n_processors
-    hops = np.asarray(problem.hops, dtype=float)
-    oft = np.array(problem.cost, dtype=float)
-    ready = np.zeros((n, n_procs))
-    level = _levels(problem)
-    # Arcs into tasks of one level only read OFT of earlier levels: one batch per level.
-    order = np.argsort(level[problem.arc_dst], kind="stable")
-    arc_level = level[problem.arc_dst][order]
-    bounds = np.searchsorted(arc_level, np.arange(level.max() + 2 if n else 1))
-    chunk = max(1, 4_000_000 // max(1, n_procs * n_procs))
-    for lv in range(1, len(bounds) - 1):
-        tasks = np.flatnonzero(level == lv)
-        arcs = order[bounds[lv] : bounds[lv + 1]]
-        for lo in range(0, len(arcs), chunk):
-            part = arcs[lo : lo + chunk]
-            src = problem.arc_src[part]
-            unit = problem.arc_unit[part]
-            # arrival[a, p] = min over p' of OFT(src, p') + unit * hops[p', p]
-            arrival = (oft[src][:, :, None] + unit[:, None, None] * hops[None]).min(axis=1)
-            np.maximum.at(ready, problem.arc_dst[part], arrival)
-        oft[tasks] = problem.cost[tasks] + ready[tasks]
-    return oft
-
-
-def _levels(problem: Problem) -> np.ndarray:
-    """Longest number of arcs from an entry task to each task."""
-    level = [0] * problem.n_tasks
-    ptr = problem.pred_ptr.tolist()
-    src = problem.arc_src[problem.pred_arcs].tolist()
-    for j in problem.topological_order.tolist():
-        best = -1
-        for k in range(ptr[j], ptr[j + 1]):
-            if level[src[k]] > best:
-                best = level[src[k]]
-        level[j] = best + 1
-    return np.array(level, dtype=np.int64)
+    zero = np.zeros_like(problem.cost, dtype=float)
+    return min_plus_sweep(problem, problem.cost, zero, forward=True)
 
 
 def _optimistic(problem: Problem) -> tuple[np.ndarray, np.ndarray]:

@@ -92,7 +92,7 @@ def test_oft_matches_the_definition_on_random_networks(topology):
 
 
 def test_oft_batches_agree_with_one_batch(monkeypatch):
-    import heuristics.hoft as module
+    import heuristics._tables as module
 
     p = random_instance(40, 4, topology="torus", ccr=1.0, seed=3)
     whole = optimistic_finish_time(p)
