@@ -2,10 +2,9 @@
 the three registered methods (heft-wm, hoft, hoft-wm) on the whole model, and a
 naive reference implementation of the OFT on random networked instances."""
 
-from itertools import product
-
 import numpy as np
 import pytest
+from shared_cases import small_zoo
 
 import exactsched
 from exactsched import MethodError, Problem, load_instance, validate
@@ -277,33 +276,7 @@ def test_hoft_wm_is_hoft_with_the_wm_ranking():
 
 
 def _zoo() -> list[tuple[str, Problem]]:
-    zoo = [
-        ("one-task", Problem.from_lists([[3, 1]])),
-        ("one-processor", Problem.from_lists([1, 2, 3], [(0, 1, 5), (0, 2, 1)], n_processors=1)),
-        ("no-edges", Problem.from_lists([[1, 2], [2, 1], [3, 3]])),
-        ("zero-costs", Problem.from_lists([[0, 0], [0, 1], [1, 0]], [(0, 1, 2), (0, 2, 0)])),
-        ("chain", _chain()),
-    ]
-    for topology, seed in product(("fully-connected", "mesh", "accelerated-node"), (0, 1)):
-        zoo.append(
-            (
-                f"{topology}-{seed}",
-                random_instance(
-                    24,
-                    4,
-                    topology=topology,
-                    ccr=1.0,
-                    n_order=3,
-                    n_isolation=3,
-                    affinity=0.3,
-                    seed=seed,
-                ),
-            )
-        )
-    zoo.append(
-        ("hypercube-frac", random_instance(20, 8, topology="hypercube", integral=False, seed=4))
-    )
-    return zoo
+    return [*small_zoo(), ("chain", _chain())]
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -6,6 +6,7 @@ import math
 import sys
 
 import pytest
+from shared_cases import fork
 
 import exactsched
 from exactsched import MethodError, Problem, Status, validate
@@ -15,29 +16,6 @@ from models.milp import build_model, milp
 OPTS = {"workers": 1, "seed": 0, "time_limit": 30}
 
 
-def _fork(network: dict, types: list[str] | None = None, y_on: str = "p3") -> Problem:
-    """s (p0 only, cost 1) sends 1 unit to x and y (cost 4; y only on ``y_on``).
-
-    The optimum is ``5 + hops(p0, y_on)``.
-    """
-    types = types or ["cpu"] * 4
-    return Problem.from_json(
-        {
-            "format": "exactsched/instance@1",
-            "platform": {
-                "processors": [{"id": f"p{k}", "type": t} for k, t in enumerate(types)],
-                "network": network,
-            },
-            "tasks": [
-                {"id": "s", "cost": 1, "processors": ["p0"]},
-                {"id": "x", "cost": 4},
-                {"id": "y", "cost": 4, "processors": [y_on]},
-            ],
-            "edges": [{"src": "s", "dst": "x", "data": 1}, {"src": "s", "dst": "y", "data": 1}],
-        }
-    )
-
-
 ACCEL = ["cpu", "cpu", "cpu", "gpu"]
 ASYM = [[0, 1, 1, 2.5], [1, 0, 1, 1], [1, 1, 0, 1], [0.5, 1, 1, 0]]
 
@@ -45,14 +23,14 @@ ASYM = [[0, 1, 1, 2.5], [1, 0, 1, 1], [1, 1, 0, 1], [0.5, 1, 1, 0]]
 @pytest.mark.parametrize(
     ("problem", "expected"),
     [
-        pytest.param(_fork({"topology": "fully-connected"}), 6, id="fully-connected"),
-        pytest.param(_fork({"topology": "mesh", "dims": [4]}), 8, id="mesh-line"),
-        pytest.param(_fork({"topology": "torus", "dims": [4]}), 6, id="torus-ring"),
-        pytest.param(_fork({"topology": "hypercube"}), 7, id="hypercube"),
-        pytest.param(_fork({"topology": "fat-tree"}), 7, id="fat-tree"),
-        pytest.param(_fork({"topology": "accelerated-node"}, ACCEL), 6, id="accel-gpu"),
-        pytest.param(_fork({"topology": "accelerated-node"}, ACCEL, "p2"), 5, id="accel-cpu"),
-        pytest.param(_fork({"topology": "matrix", "hops": ASYM}), 7.5, id="matrix-asymmetric"),
+        pytest.param(fork({"topology": "fully-connected"}), 6, id="fully-connected"),
+        pytest.param(fork({"topology": "mesh", "dims": [4]}), 8, id="mesh-line"),
+        pytest.param(fork({"topology": "torus", "dims": [4]}), 6, id="torus-ring"),
+        pytest.param(fork({"topology": "hypercube"}), 7, id="hypercube"),
+        pytest.param(fork({"topology": "fat-tree"}), 7, id="fat-tree"),
+        pytest.param(fork({"topology": "accelerated-node"}, ACCEL), 6, id="accel-gpu"),
+        pytest.param(fork({"topology": "accelerated-node"}, ACCEL, "p2"), 5, id="accel-cpu"),
+        pytest.param(fork({"topology": "matrix", "hops": ASYM}), 7.5, id="matrix-asymmetric"),
     ],
 )
 def test_fork_per_topology(problem: Problem, expected: float) -> None:

@@ -2,10 +2,9 @@
 Barbosa, the rank options, the two registered methods (peft, peft-nc) on the whole
 model, and a naive reference implementation of the OCT on random networked instances."""
 
-from itertools import product
-
 import numpy as np
 import pytest
+from shared_cases import small_zoo
 
 import exactsched
 from exactsched import MethodError, Problem, load_instance, validate
@@ -308,33 +307,7 @@ def test_topcuoglu_makespans():
 
 
 def _zoo() -> list[tuple[str, Problem]]:
-    zoo = [
-        ("one-task", Problem.from_lists([[3, 1]])),
-        ("one-processor", Problem.from_lists([1, 2, 3], [(0, 1, 5), (0, 2, 1)], n_processors=1)),
-        ("no-edges", Problem.from_lists([[1, 2], [2, 1], [3, 3]])),
-        ("zero-costs", Problem.from_lists([[0, 0], [0, 1], [1, 0]], [(0, 1, 2), (0, 2, 0)])),
-        ("inverted", _inverted()),
-    ]
-    for topology, seed in product(("fully-connected", "mesh", "accelerated-node"), (0, 1)):
-        zoo.append(
-            (
-                f"{topology}-{seed}",
-                random_instance(
-                    24,
-                    4,
-                    topology=topology,
-                    ccr=1.0,
-                    n_order=3,
-                    n_isolation=3,
-                    affinity=0.3,
-                    seed=seed,
-                ),
-            )
-        )
-    zoo.append(
-        ("hypercube-frac", random_instance(20, 8, topology="hypercube", integral=False, seed=4))
-    )
-    return zoo
+    return [*small_zoo(), ("inverted", _inverted())]
 
 
 VARIANTS = [
