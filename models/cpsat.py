@@ -61,6 +61,7 @@ from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
+from models._relocate import relocation_search
 from models._warmstart import delay_matrix, retime, simple_list_schedule, upward_rank
 
 __all__ = [
@@ -98,8 +99,12 @@ STRAIGHTFORWARD: dict[str, Any] = {
     "comm": "pairs",
     "path_cuts": False,
     "lb_search": False,
+    "relocate": 0,
 }
 
+# Relocation-search moves for the warm start ("auto"): per task, and at most.
+_RELOCATE_PER_TASK = 20
+_RELOCATE_MAX = 3000
 # Largest scaled value aimed at when data must be rounded.
 _TARGET_SCALE = 1e6
 _TOL = 1e-9
@@ -317,11 +322,17 @@ def _hint_candidates(
     problem: Problem,
     names: Sequence[str],
     report: Callable[[Schedule], Any] | None = None,
+    *,
+    relocate: int = 0,
+    relocate_seconds: float = 2.0,
+    seed: int = 0,
 ) -> tuple[list[tuple[str, Schedule]], dict[str, str]]:
     """Valid schedules of our own list schedules and of the registered heuristics.
 
     ``report(schedule)`` is called on each candidate better than all before it,
-    so a first schedule is out after one cheap list schedule.
+    so a first schedule is out after one cheap list schedule. With
+    ``relocate > 0`` the best one is then improved by that many moves of
+    :func:`models._relocate.relocation_search` (at most ``relocate_seconds``).
     """
     from exactsched.registry import available_methods
 
@@ -363,6 +374,28 @@ def _hint_candidates(
             errors[name] = "invalid schedule"
             continue
         keep(name, schedule)
+    if relocate > 0 and relocate_seconds > 0:
+        loc = processor_locations(problem)
+        origin = loc.of_processor[min(found, key=lambda c: c[1].makespan)[1].arrays(problem)[0]]
+        # Two climbs with half the moves each: the climb stalls after ~1000
+        # moves on Cholesky N = 8, and a second seed reaches other local optima.
+        climbs = [
+            relocation_search(
+                problem,
+                loc.members,
+                origin,
+                moves=(relocate + 1) // 2,
+                seconds=relocate_seconds / 2,
+                seed=seed + k,
+            )
+            for k in range(2)
+        ]
+        _, proc, start = min(climbs, key=lambda c: c[0])
+        schedule = Schedule.from_arrays(problem, proc, start)
+        if validate(problem, schedule):  # never expected: the scheduler honours every rule
+            errors["relocate"] = "invalid schedule"
+        else:
+            keep("relocate", schedule)
     return found, errors
 
 
@@ -447,7 +480,7 @@ class _Progress(cp_model.CpSolverSolutionCallback):
 
 
 def _check_options(
-    time_limit: Any, workers: Any, relative_gap: Any, horizon: Any, comm: Any
+    time_limit: Any, workers: Any, relative_gap: Any, horizon: Any, comm: Any, relocate: Any
 ) -> None:
     if time_limit is not None and (
         isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or time_limit < 0
@@ -465,6 +498,10 @@ def _check_options(
         raise MethodError(f"relative_gap: expected a number in [0, 1), got {relative_gap!r}")
     if horizon not in ("heuristic", "sum"):
         raise MethodError(f"horizon: expected 'heuristic' or 'sum', got {horizon!r}")
+    if relocate != "auto" and (
+        isinstance(relocate, bool) or not isinstance(relocate, int) or relocate < 0
+    ):
+        raise MethodError(f"relocate: expected 'auto' or a non-negative integer, got {relocate!r}")
     if comm not in COMM_ENCODINGS:
         raise MethodError(f"comm: expected one of {', '.join(COMM_ENCODINGS)}, got {comm!r}")
 
@@ -604,6 +641,7 @@ def cpsat(
     comm: str = "levels",
     path_cuts: bool | str = "auto",
     lb_search: bool = True,
+    relocate: int | str = "auto",
     hint_heuristics: Sequence[str] = DEFAULT_HINT_HEURISTICS,
     parameters: Mapping[str, Any] | None = None,
 ) -> Result:
@@ -663,6 +701,12 @@ def cpsat(
         ``default_lp``; the other workers keep the LNS and local search. On the
         16-processor fat-tree and torus instances it lifted the bound the
         default search never moved (``docs/exact-models.md``).
+    relocate : int or "auto"
+        Moves of the relocation search (:mod:`models._relocate`) that improves
+        the best heuristic schedule before it becomes the hint: tasks moved
+        between locations, re-scheduled by a list scheduler for the fixed
+        assignment. "auto": ``20 * n`` moves, at most 3000, and at most 5 % of
+        ``time_limit`` (2 s without one); 0: off.
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -705,7 +749,7 @@ def cpsat(
     since any topological order serialised is valid, instances of the format
     are never infeasible in practice.
     """
-    _check_options(time_limit, workers, relative_gap, horizon, comm)
+    _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
     started = time.perf_counter()
     if workers is None:
         workers = max(1, min(8, os.cpu_count() or 1))
@@ -734,7 +778,16 @@ def cpsat(
             if callback is not None:
                 callback(float(schedule.makespan), lb_quick, seconds)
 
-        candidates, hint_errors = _hint_candidates(problem, hint_heuristics, report)
+        moves = min(_RELOCATE_MAX, _RELOCATE_PER_TASK * n) if relocate == "auto" else relocate
+        budget = 2.0 if time_limit is None else 0.05 * float(time_limit)
+        candidates, hint_errors = _hint_candidates(
+            problem,
+            hint_heuristics,
+            report,
+            relocate=moves,
+            relocate_seconds=budget,
+            seed=0 if seed is None else int(seed),
+        )
         hint_name, hint_schedule = min(candidates, key=lambda c: (c[1].makespan, c[0]))
         proc, start, _ = hint_schedule.arrays(problem)
         if symmetry:
@@ -865,12 +918,16 @@ def cpsat(
         else:
             values = sorted({int(v) for v in sub.ravel() if v > 0})
             previous = None
+            paid = 0  # delay every placement pays
+            steps: list[Any] = []  # (v - previous v) * f_v: one linear constraint, LP-tight
+            last_v = 0
             for v in values:
                 if np.all(sub >= v):  # every placement pays at least v
-                    model.add(start_v[j] >= end_v[i] + v)
+                    paid, last_v = v, v
                     continue
                 f = model.new_bool_var(f"f{a}_{v}")
-                model.add(start_v[j] >= end_v[i] + v).only_enforce_if(f)
+                steps.append((v - last_v) * f)
+                last_v = v
                 if previous is not None:
                     model.add_implication(f, previous)
                 previous = f
@@ -892,6 +949,9 @@ def cpsat(
                         model.add(f + sum(x[i][k] for k in below) >= sum(x[j][m] for m in near))
                 if hint_loc is not None:
                     aux_hints.append((f, int(d[hint_loc[i], hint_loc[j]] >= v)))
+            # start_j >= end_i + paid + sum (v_t - v_{t-1}) f_t is the enforced form
+            # "start_j >= end_i + v if f_v" for every level at once, as a linear row.
+            model.add(start_v[j] >= end_v[i] + paid + sum(steps))
 
     # ---- isolation: a before b, or b before a, or one of them has zero length
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
@@ -1087,6 +1147,7 @@ def cpsat(
             "comm": comm,
             "path_cuts": path_cuts,
             "lb_search": lb_search,
+            "relocate": relocate,
             "parameters": dict(parameters or {}),
             "relative_gap": relative_gap,
         },
