@@ -705,8 +705,11 @@ def cpsat(
         Moves of the relocation search (:mod:`models._relocate`) that improves
         the best heuristic schedule before it becomes the hint: tasks moved
         between locations, re-scheduled by a list scheduler for the fixed
-        assignment. "auto": ``20 * n`` moves, at most 3000, and at most 5 % of
-        ``time_limit`` (2 s without one); 0: off.
+        assignment. "auto": on platforms of at most 4 locations (CPU-GPU
+        nodes, where choosing the type is the hard part), ``20 * n`` moves, at
+        most 3000, and at most 5 % of ``time_limit`` (2 s without one); 0: off.
+        On 8-16 single processors it bought nothing and cost the time it took
+        (``docs/exact-models.md``).
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -778,7 +781,11 @@ def cpsat(
             if callback is not None:
                 callback(float(schedule.makespan), lb_quick, seconds)
 
-        moves = min(_RELOCATE_MAX, _RELOCATE_PER_TASK * n) if relocate == "auto" else relocate
+        if relocate == "auto":  # pays between processor types; noise or worse on 8-16 processors
+            few = len(loc.members) <= _PATH_CUT_LOCATIONS
+            moves = min(_RELOCATE_MAX, _RELOCATE_PER_TASK * n) if few else 0
+        else:
+            moves = relocate
         budget = 2.0 if time_limit is None else 0.05 * float(time_limit)
         candidates, hint_errors = _hint_candidates(
             problem,
