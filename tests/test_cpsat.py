@@ -227,6 +227,9 @@ def test_callback_reports_improving_solutions():
         ("relative_gap", 1.5, "relative_gap"),
         ("horizon", "huge", "horizon"),
         ("comm", "magic", "comm"),
+        ("relocate", -1, "relocate"),
+        ("relocate", True, "relocate"),
+        ("relocate", "always", "relocate"),
     ],
 )
 def test_bad_options(option, value, match):
@@ -313,3 +316,20 @@ def test_near_subsets_follow_the_network():
     assert [k for k, _ in subsets] == [2] * 4 + [4] * 2  # leaf pairs, then halves
     assert all(members.sum() == k for k, members in subsets)
     assert _near_subsets(random_instance(10, 8, topology="fully-connected", seed=0)) == []
+
+
+def test_relocation_warm_start_on_a_cpu_gpu_node():
+    # 2 locations (7 pooled cores + 1 GPU): "auto" runs the relocation search,
+    # whose schedule joins the candidates; on 16 processors "auto" leaves it off.
+    from exactsched.workloads import cholesky_instance
+
+    problem = cholesky_instance(6, "hoft-single-gpu")
+    result = cpsat(problem, workers=1, seed=0, time_limit=3)
+    _check(problem, result)
+    assert result.stats["hint"] == "relocate"  # list schedules: 36,070 at best
+    assert result.stats["hint_makespan"] < solve(problem, "heft").makespan
+    off = cpsat(problem, workers=1, seed=0, time_limit=3, relocate=0)
+    _check(problem, off)
+    assert off.stats["hint"] != "relocate"
+    wide = random_instance(20, 16, topology="fat-tree", seed=1)
+    assert cpsat(wide, workers=1, time_limit=2).stats["hint"] != "relocate"
