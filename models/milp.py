@@ -15,7 +15,9 @@ solver's processor assignment and the order of its start times are re-timed on
 the original data by an earliest-start pass (:func:`models._milp_horizon.semi_active`),
 so it validates exactly and is never longer than the solver's (up to tolerances).
 The lower bound is the larger of the solver's dual bound and
-:func:`exactsched.bounds.lower_bound`, rounded up on integer data.
+:func:`exactsched.bounds.lower_bound`, rounded up on integer data, and on data
+that are exact multiples of ``1 / resolution`` (see
+:func:`models.cpsat.scale_data`) rounded up to that grid.
 
 The solvers are the HiGHS (default) and SCIP bundled with OR-Tools, reached
 through ``ortools.math_opt``; no licence is needed.
@@ -37,6 +39,7 @@ from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from models._milp_horizon import horizon_schedule, optimistic_paths, order_from_times, semi_active
+from models.cpsat import scale_data
 
 __all__ = ["milp", "build_model"]
 
@@ -354,6 +357,11 @@ def milp(
 
     started = time.perf_counter()
     integral = problem.is_integral
+    # On data that are exact multiples of 1 / grid (decimals, halves, ...), every
+    # semi-active schedule, an optimal one among them, ends on that grid, so the
+    # dual bound may be rounded up to it.
+    scaled = scale_data(problem)
+    grid = float(scaled.resolution) if scaled.exact else None
     static = float(_static_lower_bound(problem))
     warm, warm_name = horizon_schedule(problem)
     horizon = float(warm.makespan)
@@ -380,7 +388,7 @@ def milp(
             threads=None if solver == "highs" else workers,
             random_seed=int(seed or 0),
             relative_gap_tolerance=float(relative_gap),
-            absolute_gap_tolerance=1 - 1e-6 if integral else 1e-9 * max(1.0, horizon),
+            absolute_gap_tolerance=(1 - 1e-6) / grid if grid else 1e-9 * max(1.0, horizon),
             enable_output=bool(log),
         )
         hint = _warm_start(problem, warm, cols, len(var))
@@ -410,6 +418,8 @@ def milp(
     makespan = best.makespan
     if integral:
         bound = math.ceil(bound - 1e-6)
+    elif grid:
+        bound = math.ceil(bound * grid - 1e-6) / grid
     bound = min(bound, makespan)  # a bound above a valid makespan can only be numerical noise
     proven = makespan - bound <= _tolerance(makespan, integral)
     if proven:

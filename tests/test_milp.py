@@ -105,6 +105,16 @@ def test_non_integer_data_validate_exactly() -> None:
     assert result.lower_bound >= exactsched.lower_bound(p)
 
 
+def test_bound_rounds_up_to_the_grid_of_the_data() -> None:
+    # The generator's matrix networks have delays in tenths: every semi-active
+    # schedule ends on the 0.1 grid, so a fractional dual bound rounds up to it.
+    p = random_instance(30, 4, topology="matrix", seed=30000)
+    result = milp(p, workers=1, seed=0, time_limit=1)
+    assert validate(p, result.schedule) == []
+    assert math.isclose(result.lower_bound * 10, round(result.lower_bound * 10), abs_tol=1e-6)
+    assert exactsched.lower_bound(p) <= result.lower_bound <= result.makespan
+
+
 def test_heuristic_already_optimal_skips_solver() -> None:
     p = Problem.from_lists([2, 2, 2], n_processors=3)
     result = milp(p, **OPTS)
