@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -55,22 +54,6 @@ from exactsched.registry import parse_option
 
 __all__ = ["instances", "run", "summarise", "main"]
 
-
-def _unshadow() -> None:
-    """Take this folder off ``sys.path``: its ``heuristics.py`` shadows the package.
-
-    Run as a script, ``benchmarks/`` comes first on ``sys.path``, so the registry's
-    ``import heuristics`` would load ``benchmarks/heuristics.py`` and register no
-    heuristic: CP-SAT would lose its warm starts from HEFT, PEFT, ...
-    """
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    module = sys.modules.get("heuristics")
-    if module is not None and os.path.dirname(os.path.abspath(module.__file__ or "")) == here:
-        del sys.modules["heuristics"]
-
-
-_unshadow()
 
 _POW2 = ("hypercube", "fat-tree")
 

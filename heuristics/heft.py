@@ -161,7 +161,7 @@ def heft(
     Cost: ``O(e P)`` for data-ready times plus the insertion search; about
     0.25 CPU seconds for 5000 tasks, 25,000 edges and 50 processors, over 200
     times faster than saga's HEFT at 2000 tasks on 16 processors (see
-    ``benchmarks/heuristics.py`` and ``docs/heuristics.md``).
+    ``benchmarks/heuristic_speed.py`` and ``docs/heuristics.md``).
 
     References
     ----------

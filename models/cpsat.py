@@ -61,7 +61,7 @@ from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
-from models._relocate import relocation_search
+from models._relocate import priority_search, relocation_search
 from models._warmstart import delay_matrix, retime, simple_list_schedule, upward_rank
 
 __all__ = [
@@ -325,6 +325,7 @@ def _hint_candidates(
     *,
     relocate: int = 0,
     relocate_seconds: float = 2.0,
+    target: float = 0.0,
     seed: int = 0,
 ) -> tuple[list[tuple[str, Schedule]], dict[str, str]]:
     """Valid schedules of our own list schedules and of the registered heuristics.
@@ -332,7 +333,9 @@ def _hint_candidates(
     ``report(schedule)`` is called on each candidate better than all before it,
     so a first schedule is out after one cheap list schedule. With
     ``relocate > 0`` the best one is then improved by that many moves of
-    :func:`models._relocate.relocation_search` (at most ``relocate_seconds``).
+    :func:`models._relocate.relocation_search` (when tasks have a choice of
+    location) and as many tries of :func:`models._relocate.priority_search`,
+    at most ``relocate_seconds`` in all; the latter stops at ``target``.
     """
     from exactsched.registry import available_methods
 
@@ -377,20 +380,29 @@ def _hint_candidates(
     if relocate > 0 and relocate_seconds > 0:
         loc = processor_locations(problem)
         origin = loc.of_processor[min(found, key=lambda c: c[1].makespan)[1].arrays(problem)[0]]
-        # Two climbs with half the moves each: the climb stalls after ~1000
-        # moves on Cholesky N = 8, and a second seed reaches other local optima.
-        climbs = [
-            relocation_search(
-                problem,
-                loc.members,
-                origin,
-                moves=(relocate + 1) // 2,
-                seconds=relocate_seconds / 2,
-                seed=seed + k,
-            )
-            for k in range(2)
-        ]
-        _, proc, start = min(climbs, key=lambda c: c[0])
+        budget = relocate_seconds
+        if len(loc.members) > 1:
+            # Two climbs with half the moves each: the climb stalls after ~1000
+            # moves on Cholesky N = 8, and a second seed reaches other local optima.
+            climbs = [
+                relocation_search(
+                    problem,
+                    loc.members,
+                    origin,
+                    moves=(relocate + 1) // 2,
+                    seconds=relocate_seconds / 4,
+                    seed=seed + k,
+                )
+                for k in range(2)
+            ]
+            _, proc, _ = min(climbs, key=lambda c: c[0])
+            origin = loc.of_processor[proc]
+            budget = relocate_seconds / 2
+        # Then the same assignment under perturbed priorities (the order is
+        # what the single-location STG instances need).
+        _, proc, start = priority_search(
+            problem, loc.members, origin, tries=relocate, seconds=budget, target=target, seed=seed
+        )
         schedule = Schedule.from_arrays(problem, proc, start)
         if validate(problem, schedule):  # never expected: the scheduler honours every rule
             errors["relocate"] = "invalid schedule"
@@ -793,6 +805,7 @@ def cpsat(
             report,
             relocate=moves,
             relocate_seconds=budget,
+            target=lb_quick,
             seed=0 if seed is None else int(seed),
         )
         hint_name, hint_schedule = min(candidates, key=lambda c: (c[1].makespan, c[0]))

@@ -29,9 +29,9 @@ other load on the machine disturbs them little.
 
 Examples
 --------
-``python benchmarks/heuristics.py --quick``
-``python benchmarks/heuristics.py --tasks 5000 --processors 50 --in-degree 9 --methods heft``
-``python benchmarks/heuristics.py --saga-only --tasks 2000 --processors 16``
+``python benchmarks/heuristic_speed.py --quick``
+``python benchmarks/heuristic_speed.py --tasks 5000 --processors 50 --in-degree 9 --methods heft``
+``python benchmarks/heuristic_speed.py --saga-only --tasks 2000 --processors 16``
 """
 
 from __future__ import annotations
@@ -352,10 +352,6 @@ def _timed(func: Any) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
-    # Run as a script, this file's folder comes first on sys.path, and this file
-    # is named like the ``heuristics`` package: drop the folder so the package wins.
-    here = Path(__file__).resolve().parent
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", nargs="+", type=int, default=[100, 500, 1000, 2000, 5000])
     parser.add_argument("--processors", nargs="+", type=int, default=[4, 16, 64])
