@@ -717,7 +717,8 @@ def cpsat(
         Moves of the relocation search (:mod:`models._relocate`) that improves
         the best heuristic schedule before it becomes the hint: tasks moved
         between locations, re-scheduled by a list scheduler for the fixed
-        assignment. "auto": on platforms of at most 4 locations (CPU-GPU
+        assignment; then as many tries of the priority search (the same
+        assignment under perturbed ranks). "auto": on platforms of at most 4 locations (CPU-GPU
         nodes, where choosing the type is the hard part), ``20 * n`` moves, at
         most 3000, and at most 5 % of ``time_limit`` (2 s without one); 0: off.
         On 8-16 single processors it bought nothing and cost the time it took

@@ -91,7 +91,7 @@ def test_stg_bad_processor_count_and_missing_file(tmp_path):
 
 def test_stg_optima_sample():
     rows = read_stg_optima(STG / "optima.csv")
-    assert len(rows) == 32
+    assert len(rows) == 33
     assert rows[0] == StgOptimum("50/rand0000.stg", 2, 131)
     open_rows = [r for r in rows if not r.proven]
     assert [(r.file, r.n_processors, r.lower, r.upper) for r in open_rows] == [
