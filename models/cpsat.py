@@ -382,18 +382,22 @@ def _hint_candidates(
         origin = loc.of_processor[min(found, key=lambda c: c[1].makespan)[1].arrays(problem)[0]]
         budget = relocate_seconds
         if len(loc.members) > 1:
-            # Two climbs with half the moves each: the climb stalls after ~1000
-            # moves on Cholesky N = 8, and a second seed reaches other local optima.
+            # Four climbs with half the moves each (one stalls after ~1000 moves
+            # on Cholesky N = 8), from the best schedule and from every task on
+            # its fastest location (all on the GPU there), alternately: the
+            # local optima reached vary much with the seed (66,401-67,791).
+            rep = [m[0] for m in loc.members]
+            fastest = np.argmin(np.where(problem.allowed, problem.cost, np.inf)[:, rep], axis=1)
             climbs = [
                 relocation_search(
                     problem,
                     loc.members,
-                    origin,
+                    start_from,
                     moves=(relocate + 1) // 2,
-                    seconds=relocate_seconds / 4,
+                    seconds=relocate_seconds / 8,
                     seed=seed + k,
                 )
-                for k in range(2)
+                for k, start_from in enumerate((origin, fastest, origin, fastest))
             ]
             _, proc, _ = min(climbs, key=lambda c: c[0])
             origin = loc.of_processor[proc]
@@ -720,7 +724,7 @@ def cpsat(
         assignment; then as many tries of the priority search (the same
         assignment under perturbed ranks). "auto": on platforms of at most 4 locations (CPU-GPU
         nodes, where choosing the type is the hard part), ``20 * n`` moves, at
-        most 3000, and at most 5 % of ``time_limit`` (2 s without one); 0: off.
+        most 3000, and at most 10 % of ``time_limit`` (2 s without one); 0: off.
         On 8-16 single processors it bought nothing and cost the time it took
         (``docs/exact-models.md``).
     hint_heuristics : sequence of str
@@ -799,7 +803,7 @@ def cpsat(
             moves = min(_RELOCATE_MAX, _RELOCATE_PER_TASK * n) if few else 0
         else:
             moves = relocate
-        budget = 2.0 if time_limit is None else 0.05 * float(time_limit)
+        budget = 2.0 if time_limit is None else 0.1 * float(time_limit)
         candidates, hint_errors = _hint_candidates(
             problem,
             hint_heuristics,
@@ -1086,7 +1090,17 @@ def cpsat(
     if sum(len(lits) for lits in x) > _PROBING_LITERALS:
         params.cp_model_probing_level = 0
     if lb_search and workers >= 2:
-        params.extra_subsolvers.append("objective_lb_search")
+        # With few locations (CPU-GPU nodes) the LP of linearization level 2
+        # pays in the bound worker (docs/exact-models.md).
+        if n_locs <= _PATH_CUT_LOCATIONS:
+            worker = type(params)()
+            worker.name = "lb_search_lp2"
+            worker.use_objective_lb_search = True
+            worker.linearization_level = 2
+            params.subsolver_params.append(worker)
+            params.extra_subsolvers.append("lb_search_lp2")
+        else:
+            params.extra_subsolvers.append("objective_lb_search")
     for key, value in (parameters or {}).items():
         try:
             if isinstance(value, list | tuple):
