@@ -1090,17 +1090,7 @@ def cpsat(
     if sum(len(lits) for lits in x) > _PROBING_LITERALS:
         params.cp_model_probing_level = 0
     if lb_search and workers >= 2:
-        # With few locations (CPU-GPU nodes) the LP of linearization level 2
-        # pays in the bound worker (docs/exact-models.md).
-        if n_locs <= _PATH_CUT_LOCATIONS:
-            worker = type(params)()
-            worker.name = "lb_search_lp2"
-            worker.use_objective_lb_search = True
-            worker.linearization_level = 2
-            params.subsolver_params.append(worker)
-            params.extra_subsolvers.append("lb_search_lp2")
-        else:
-            params.extra_subsolvers.append("objective_lb_search")
+        params.extra_subsolvers.append("objective_lb_search")
     for key, value in (parameters or {}).items():
         try:
             if isinstance(value, list | tuple):
