@@ -718,15 +718,16 @@ def cpsat(
         16-processor fat-tree and torus instances it lifted the bound the
         default search never moved (``docs/exact-models.md``).
     relocate : int or "auto"
-        Moves of the relocation search (:mod:`models._relocate`) that improves
-        the best heuristic schedule before it becomes the hint: tasks moved
-        between locations, re-scheduled by a list scheduler for the fixed
-        assignment; then as many tries of the priority search (the same
-        assignment under perturbed ranks). "auto": on platforms of at most 4 locations (CPU-GPU
-        nodes, where choosing the type is the hard part), ``20 * n`` moves, at
-        most 3000, and at most 10 % of ``time_limit`` (2 s without one); 0: off.
-        On 8-16 single processors it bought nothing and cost the time it took
-        (``docs/exact-models.md``).
+        Effort of the search (:mod:`models._relocate`) that improves the best
+        heuristic schedule before it becomes the hint: four relocation climbs
+        of ``relocate / 2`` moves each (tasks moved between locations,
+        re-scheduled by a list scheduler for the fixed assignment), then
+        ``relocate`` tries of the priority search (the same assignment under
+        perturbed ranks). "auto": ``20 * n``, at most 3000, on platforms of at
+        most 4 locations (CPU-GPU nodes, where choosing the type is the hard
+        part), else 0; at most 10 % of ``time_limit`` in all (2 s without one);
+        0: off. On 8-16 single processors it bought nothing and cost the time
+        it took (``docs/exact-models.md``).
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
