@@ -67,6 +67,9 @@ class FixedAssignmentScheduler:
         self.src = problem.arc_src
         self.dst = problem.arc_dst
         n = problem.n_tasks
+        # Index arrays of the per-run gathers, built once: run() is the inner loop.
+        self.task_index = np.arange(n)
+        self.arc_index = np.arange(len(problem.arc_src))
         self.pred = [
             problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist()
             for j in range(n)
@@ -120,8 +123,8 @@ class FixedAssignmentScheduler:
         ranks: perturbed priorities for :func:`priority_search`.
         """
         n = self.problem.n_tasks
-        dur = self.cost[np.arange(n), assign].tolist()
-        lag = self.delay[np.arange(len(self.src)), assign[self.src], assign[self.dst]].tolist()
+        dur = self.cost[self.task_index, assign].tolist()
+        lag = self.delay[self.arc_index, assign[self.src], assign[self.dst]].tolist()
         rank = [0.0] * n
         for i in self.reverse_order:
             best = 0.0
