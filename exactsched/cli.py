@@ -1,6 +1,7 @@
 """The ``exactsched`` command line.
 
-Commands: ``info``, ``validate``, ``solve``, ``methods`` and ``compare``.
+Commands: ``info``, ``validate``, ``solve``, ``methods`` and ``compare`` here,
+and those of the modules in :mod:`exactsched.commands`.
 Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input or
 usage (a one-line message on standard error, never a traceback).
 """
@@ -78,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     compare.add_argument("--methods", nargs="*", help="heuristics to run (default: all)")
     compare.add_argument("--json", action="store_true", help="print a JSON list")
+
+    from exactsched.commands import command_modules
+
+    for module in command_modules():
+        _COMMANDS.update(module.add_parsers(sub))
     return parser
 
 

@@ -159,6 +159,7 @@ def solve(
     workers: int | None = None,
     seed: int | None = 0,
     check: bool = True,
+    certify: bool | None = None,
     **options: Any,
 ) -> Result:
     """Run a registered method on a problem.
@@ -175,6 +176,10 @@ def solve(
     check : bool
         Validate the returned schedule (default True); an invalid one raises
         ``RuntimeError``, since it is a bug in the method.
+    certify : bool, optional
+        Certify a proven optimum by independent refutation (``Result.certified``);
+        None applies the default policy. Not yet implemented: results carry
+        ``certified=None`` (not attempted).
     **options
         Method options (see ``exactsched methods --json``).
 

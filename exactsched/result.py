@@ -74,6 +74,11 @@ class Result:
         Wall-clock time of the method.
     stats : mapping
         Method-specific statistics (solver branches, options used, ...).
+    certified : bool or None
+        For an ``OPTIMAL`` result: True when independent witnesses refuted every
+        shorter makespan, False when a refutation failed, None when not attempted.
+    certified_by : tuple of str
+        The witnesses that refuted a shorter makespan (e.g. ``("milp",)``).
     """
 
     method: str
@@ -83,6 +88,8 @@ class Result:
     lower_bound: float | None
     seconds: float
     stats: Mapping[str, Any] = field(default_factory=dict)
+    certified: bool | None = None
+    certified_by: tuple[str, ...] = ()
 
     @property
     def gap(self) -> float | None:
@@ -96,6 +103,8 @@ class Result:
             "status": self.status.value,
             "lower_bound": None if self.lower_bound is None else _tidy(self.lower_bound),
             "gap": self.gap,
+            "certified": self.certified,
+            "certified_by": list(self.certified_by),
             "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
         }
