@@ -56,9 +56,7 @@ ChooseFn = Callable[[int, np.ndarray, np.ndarray], int]
 PickFn = Callable[[np.ndarray, np.ndarray], tuple[int, int]]
 
 
-def immediate_schedule(
-    problem: Problem, choose: ChooseFn, *, insertion: bool = False
-) -> Schedule:
+def immediate_schedule(problem: Problem, choose: ChooseFn, *, insertion: bool = False) -> Schedule:
     """Immediate-mode ready-list scheduling: first in, first out; ``choose`` the processor.
 
     Parameters
