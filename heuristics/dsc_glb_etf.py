@@ -1,0 +1,395 @@
+"""DSC-GLB-ETF: cluster with DSC, map clusters by guided load balancing, order by ETF.
+
+Contract
+--------
+``dsc_glb_etf(problem, *, insertion=False) -> Schedule``, registered as
+``dsc-glb-etf``: the three-step cluster scheduler that Wang and Sinnen found
+the best of the cluster-based family [3]_ and that Özkaya et al. use as a
+baseline [4]_ (slide 7, "uses dominant sequence clustering (dsc), then merges
+clusters with guided load balancing (glb), and finally orders tasks using
+earliest EST first (etf)"). Each step is a public function:
+
+1. :func:`dsc` -- Dominant Sequence Clustering (Yang and Gerasoulis [1]_) on
+   an unbounded number of virtual processors, with one weight per task and
+   per arc;
+2. :func:`glb` -- Guided Load Balancing (Radulescu and van Gemund [2]_):
+   clusters in increasing order of their start time in the DSC schedule, each
+   to the processor whose load (total execution time already mapped) plus
+   the cluster's work there is least;
+3. :func:`etf_order` -- ETF (Hwang et al. [5]_) with the mapping fixed:
+   repeatedly start the ready task with the earliest start time on its
+   processor.
+
+How the networked heterogeneous model is used (all three papers assume
+identical processors and a fully connected network):
+
+* DSC needs one weight per task and per arc: the mean cost over the task's
+  allowed processors and HEFT's mean communication ``arc_unit * mean hops``
+  (:func:`heuristics.ranking.mean_comm`); order pairs weigh 0.
+* Affinity: a cluster ends up on one processor, so DSC only merges a task into
+  a cluster if some processor may run every task of it; GLB only considers
+  such processors (the work there is finite).
+* GLB with heterogeneous costs: the work of a cluster on processor ``q`` is
+  ``sum cost[t, q]``; on identical processors "least load after mapping" is
+  the original "least loaded processor".
+* ETF uses the exact times of the shared engine :mod:`heuristics.eft`: data
+  from ``p`` reach ``q`` at ``finish + arc_unit * hops[p, q]``, isolation
+  partners block their interval on every processor, order pairs wait for the
+  finish only. ``insertion=False`` (default, ETF's processor-free time)
+  appends after the last task of the processor.
+
+Tie-breaking: DSC takes the free task of highest priority ``tlevel +
+blevel`` (ties: lowest index) and, among the clusters it may join, the one
+giving the earliest start (ties: lowest cluster number); GLB: lowest cluster
+number, then lowest processor index; ETF: earliest start, then larger bottom
+level (the ``bl`` of [4]_ with the weights above), then lowest task index.
+
+References
+----------
+.. [1] T. Yang, A. Gerasoulis, "DSC: scheduling parallel tasks on an
+   unbounded number of processors", IEEE TPDS 5(9), 951-967, 1994.
+   doi:10.1109/71.308533
+.. [2] A. Radulescu, A. J. C. van Gemund, "GLB: a low-cost scheduling
+   algorithm for distributed-memory architectures", HiPC 1998, 294-301.
+.. [3] H. Wang, O. Sinnen, "List-scheduling versus cluster-scheduling", IEEE
+   TPDS 29(8), 1736-1749, 2018. doi:10.1109/TPDS.2018.2808959
+.. [4] M. Y. Özkaya, J. Herrmann, A. Benoit, B. Uçar, Ü. V. Çatalyürek, "A
+   scalable clustering-based task scheduler for homogeneous processors using
+   DAG partitioning", IPDPS 2019 (slides 7-10).
+.. [5] J.-J. Hwang, Y.-C. Chow, F. D. Anger, C.-Y. Lee, "Scheduling
+   precedence graphs in systems with interprocessor communication times",
+   SIAM J. Comput. 18(2), 244-257, 1989.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+from exactsched.registry import register
+from exactsched.schedule import Schedule
+from heuristics._ready_list import batch_schedule
+from heuristics.ranking import mean_comm, ranks_from_weights
+
+__all__ = ["bottom_level", "dsc", "dsc_glb_etf", "etf_order", "glb"]
+
+
+def _weights(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """DSC's task and arc weights: mean allowed cost and mean communication."""
+    return problem.mean_cost(), mean_comm(problem)
+
+
+def bottom_level(problem: Problem) -> np.ndarray:
+    """``(n,)`` bottom levels ``bl`` (eq. (1) of [1]_) with mean costs and mean communication.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 4], [1, 1], [3, 5]], [(0, 1, 7), (0, 2, 1)])
+    >>> bottom_level(p).tolist()
+    [11.0, 1.0, 4.0]
+
+    References
+    ----------
+    .. [1] Özkaya et al., IPDPS 2019, slide 8.
+    """
+    w, c = _weights(problem)
+    return ranks_from_weights(problem, w, c)
+
+
+def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Dominant Sequence Clustering of the DAG, with the DSRW rule.
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    cluster : numpy.ndarray
+        ``(n,)`` cluster number of every task, numbered in creation order.
+    start : numpy.ndarray
+        ``(n,)`` start time of every task in DSC's schedule on unbounded
+        virtual processors (one per cluster, tasks in a cluster back to back
+        in the order DSC examined them).
+
+    Examples
+    --------
+    A fork with one heavy message: ``t1`` joins ``t0``'s cluster (start 2
+    instead of 2 + 10), ``t2``'s light message is cheaper to pay than to wait
+    for ``t1``, so it gets its own cluster.
+
+    >>> p = Problem.from_lists([2, 3, 1], [(0, 1, 10), (0, 2, 1)], n_processors=2)
+    >>> cluster, start = dsc(p)
+    >>> cluster.tolist(), start.tolist()
+    ([0, 0, 1], [0.0, 2.0, 3.0])
+
+    Notes
+    -----
+    Yang and Gerasoulis [1]_, with the task and arc weights of the module
+    docstring. Tasks are *examined* one at a time in a topological order;
+    a task is *free* when all its predecessors are examined, *partially free*
+    when some are. Each step takes the free task ``nx`` of highest priority
+    ``PRIO = tlevel + blevel``, where ``tlevel`` is its start in its own new
+    cluster, ``max(start + w of a predecessor + c of the arc)``. It joins the
+    predecessor cluster (if any) where it would start earliest -- appended
+    after the cluster's last task, the arcs from that cluster's tasks zeroed
+    -- when that is strictly earlier than ``tlevel``; otherwise it opens a new
+    cluster. DSRW (dominant sequence length reduction warranty): when the
+    partially free task ``ny`` of highest priority ``ptlevel + blevel``
+    (``ptlevel`` over its examined predecessors) outranks ``nx``, ``nx`` may
+    not join the cluster of ``ny``'s dominant examined predecessor if that
+    would push the cluster's end past ``ny``'s start there, so the cluster
+    stays available for the more critical ``ny``. Only merges that keep some
+    processor able to run the whole cluster (affinity) are considered.
+
+    Cost: ``O((n + e) log n)`` plus ``O(k d)`` per task with ``d``
+    predecessors in ``k`` distinct clusters.
+
+    References
+    ----------
+    .. [1] Yang, Gerasoulis, IEEE TPDS 5(9), 1994, sec. 4.
+    """
+    n = problem.n_tasks
+    w, c = _weights(problem)
+    blevel = ranks_from_weights(problem, w, c)
+    allowed = problem.allowed
+    pred_ptr = problem.pred_ptr
+    pred_arc = problem.pred_arcs
+    arc_src = problem.arc_src
+    succ_ptr = problem.succ_ptr.tolist()
+    succ_arc = problem.succ_arcs.tolist()
+    arc_dst = problem.arc_dst.tolist()
+    c_list = c.tolist()
+
+    cluster = np.full(n, -1, dtype=np.int64)
+    start = np.zeros(n)
+    finish = np.zeros(n)
+    cl_end: list[float] = []  # finish of the last task of each cluster
+    cl_mask: list[np.ndarray] = []  # processors that may run every task of it
+    remaining = np.diff(pred_ptr).tolist()
+    ptlevel = [0.0] * n  # max(finish + c) over the examined predecessors
+    dominant = [-1] * n  # examined predecessor attaining ptlevel (first one)
+    free = [(-float(blevel[t]), t) for t in range(n) if remaining[t] == 0]
+    heapq.heapify(free)
+    partial: list[tuple[float, int]] = []  # lazy heap of (-(ptlevel + blevel), task)
+
+    def top_partial() -> int:
+        while partial:
+            key, t = partial[0]
+            if remaining[t] > 0 and -key == ptlevel[t] + blevel[t]:
+                return t
+            heapq.heappop(partial)
+        return -1
+
+    while free:
+        key, nx = heapq.heappop(free)
+        prio_x = -key
+        a, b = int(pred_ptr[nx]), int(pred_ptr[nx + 1])
+        arcs = pred_arc[a:b]
+        preds = arc_src[arcs]
+        tl0 = ptlevel[nx]  # own new cluster
+        best_start, best_cl = tl0, -1
+        if len(preds):
+            arrive = finish[preds] + c[arcs]
+            pcl = cluster[preds]
+            cands = np.unique(pcl)
+            # start_C = max(end of C, arrivals with the arcs from C zeroed), all C at once.
+            own = pcl[None, :] == cands[:, None]
+            ready = np.where(own, finish[preds][None, :], arrive[None, :]).max(axis=1)
+            starts = np.maximum(np.array([cl_end[k] for k in cands.tolist()]), ready)
+            ny = top_partial()
+            reserved = -1
+            if ny >= 0 and ptlevel[ny] + blevel[ny] > prio_x:
+                reserved = int(cluster[dominant[ny]])
+            for k in np.argsort(starts, kind="stable").tolist():
+                cand, s = int(cands[k]), float(starts[k])
+                if not s < tl0:
+                    break
+                if not (cl_mask[cand] & allowed[nx]).any():
+                    continue
+                if cand == reserved and s + w[nx] > ptlevel[ny]:
+                    continue  # DSRW: keep the cluster for the more critical ny
+                best_start, best_cl = s, cand
+                break
+        if best_cl < 0:
+            best_cl = len(cl_end)
+            cl_end.append(0.0)
+            cl_mask.append(allowed[nx].copy())
+        else:
+            cl_mask[best_cl] = cl_mask[best_cl] & allowed[nx]
+        cluster[nx] = best_cl
+        start[nx] = best_start
+        finish[nx] = best_start + w[nx]
+        cl_end[best_cl] = float(finish[nx])
+        # Successors: update their partial tlevel; the last examined predecessor frees them.
+        fx = float(finish[nx])
+        for arc in succ_arc[succ_ptr[nx] : succ_ptr[nx + 1]]:
+            t = arc_dst[arc]
+            arrival = fx + c_list[arc]
+            if dominant[t] < 0 or arrival > ptlevel[t]:
+                ptlevel[t], dominant[t] = arrival, nx
+            remaining[t] -= 1
+            if remaining[t] == 0:
+                heapq.heappush(free, (-(ptlevel[t] + blevel[t]), t))
+            else:
+                heapq.heappush(partial, (-(ptlevel[t] + blevel[t]), t))
+    return cluster, start
+
+
+def glb(problem: Problem, cluster: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Guided Load Balancing: map clusters to processors in increasing order of start time.
+
+    Parameters
+    ----------
+    problem : Problem
+    cluster : numpy.ndarray
+        ``(n,)`` cluster number of every task (0 .. k-1).
+    start : numpy.ndarray
+        ``(n,)`` start times; a cluster's start is its earliest task start.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` processor of every task.
+
+    Raises
+    ------
+    MethodError
+        If no processor may run every task of some cluster (affinity).
+
+    Examples
+    --------
+    Three clusters on two processors: the first two take one processor each,
+    the third goes where the load plus its work is least.
+
+    >>> p = Problem.from_lists([[4, 4], [1, 1], [2, 2]])
+    >>> glb(p, np.array([0, 1, 2]), np.array([0.0, 0.0, 1.0])).tolist()
+    [0, 1, 1]
+
+    References
+    ----------
+    .. [1] Radulescu, van Gemund, HiPC 1998; Wang, Sinnen, IEEE TPDS 2018.
+    """
+    n_clusters = int(cluster.max(initial=-1)) + 1
+    n_procs = problem.n_processors
+    # Work of every cluster on every processor (inf if some task may not run there).
+    work = np.zeros((n_clusters, n_procs))
+    np.add.at(work, cluster, problem.cost)
+    first = np.full(n_clusters, np.inf)
+    np.minimum.at(first, cluster, start)
+    load = np.zeros(n_procs)
+    where = np.empty(n_clusters, dtype=np.int64)
+    for k in np.lexsort((np.arange(n_clusters), first)).tolist():
+        total = load + work[k]
+        q = int(np.argmin(total))
+        if not np.isfinite(total[q]):
+            task = problem.task_ids[int(np.flatnonzero(cluster == k)[0])]
+            raise MethodError(f"glb: no processor may run every task of the cluster of {task}")
+        where[k] = q
+        load[q] = total[q]
+    return where[cluster]
+
+
+def etf_order(
+    problem: Problem,
+    mapping: np.ndarray | None = None,
+    *,
+    insertion: bool = False,
+    priority: np.ndarray | None = None,
+) -> Schedule:
+    """ETF: repeatedly start the ready task that can start earliest (on its mapped processor).
+
+    Parameters
+    ----------
+    problem : Problem
+    mapping : numpy.ndarray, optional
+        ``(n,)`` processor of every task. ``None``: plain ETF, every ready task
+        on every processor it may use, the pair of earliest start wins.
+    insertion : bool
+        Let a task fill an idle gap (default False: after the last task).
+    priority : numpy.ndarray, optional
+        ``(n,)`` tie-break, larger first (default :func:`bottom_level`); then
+        lowest task index, then lowest processor index.
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    MethodError
+        If ``mapping`` has the wrong shape or puts a task outside its affinity.
+
+    Examples
+    --------
+    >>> from exactsched import validate
+    >>> p = Problem.from_lists([[2, 3], [1, 1], [4, 2]], [(0, 1, 4), (0, 2, 1)])
+    >>> s = etf_order(p)
+    >>> [(s[t].processor, s[t].start) for t in ("t0", "t1", "t2")], validate(p, s)
+    ([('p0', 0), ('p0', 6), ('p0', 2)], [])
+    >>> etf_order(p, np.array([0, 1, 0])).makespan
+    7
+
+    References
+    ----------
+    .. [1] Hwang, Chow, Anger, Lee, SIAM J. Comput. 18(2), 1989.
+    """
+    prio = bottom_level(problem) if priority is None else np.asarray(priority, dtype=float)
+    if mapping is not None:
+        mapping = np.asarray(mapping, dtype=np.int64)
+        if mapping.shape != (problem.n_tasks,):
+            raise MethodError(f"mapping: shape {mapping.shape}, expected ({problem.n_tasks},)")
+        bad = ~problem.allowed[np.arange(problem.n_tasks), mapping]
+        if bad.any():
+            raise MethodError(
+                f"mapping: task {problem.task_ids[int(np.flatnonzero(bad)[0])]} "
+                "is mapped outside its affinity"
+            )
+
+    def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
+        k, n_procs = est.shape
+        if mapping is not None:
+            own = est[np.arange(k), mapping[tasks]]
+            row = int(np.lexsort((tasks, -prio[tasks], own))[0])
+            return row, int(mapping[tasks[row]])
+        flat = est.ravel()
+        rows = np.repeat(np.arange(k), n_procs)
+        cols = np.tile(np.arange(n_procs), k)
+        best = int(np.lexsort((cols, tasks[rows], -prio[tasks][rows], flat))[0])
+        return int(rows[best]), int(cols[best])
+
+    return batch_schedule(problem, pick, insertion=bool(insertion))
+
+
+@register(
+    "dsc-glb-etf",
+    kind="heuristic",
+    description="DSC clustering, guided-load-balancing cluster mapping, ETF task ordering",
+    source="Yang and Gerasoulis, TPDS 1994; Radulescu and van Gemund 1998; Wang and Sinnen 2018",
+)
+def dsc_glb_etf(problem: Problem, *, insertion: bool = False) -> Schedule:
+    """Schedule with DSC-GLB-ETF.
+
+    Parameters
+    ----------
+    problem : Problem
+    insertion : bool
+        Let a task fill an idle gap in the ETF step (default False).
+
+    Returns
+    -------
+    Schedule
+
+    Examples
+    --------
+    >>> from exactsched import load_instance, validate
+    >>> p = load_instance("examples/topcuoglu2002.json")
+    >>> s = dsc_glb_etf(p)
+    >>> validate(p, s)
+    []
+    """
+    cluster, start = dsc(problem)
+    return etf_order(problem, glb(problem, cluster, start), insertion=bool(insertion))
