@@ -121,8 +121,7 @@ def merge_groups(
         groups.append(([t], allowed[t]))
         heap.append((float(weight[t]), t, len(groups) - 1))
     heapq.heapify(heap)
-    alive = len(heap)
-    while alive > n_groups:
+    while len(heap) > max(n_groups, 1):
         w0, f0, g0 = heapq.heappop(heap)
         tasks0, mask0 = groups[g0]  # type: ignore[misc]
         skipped = []
@@ -136,8 +135,7 @@ def merge_groups(
         for entry in skipped:
             heapq.heappush(heap, entry)
         if partner is None:
-            # The smallest group fits with no other: leave it alone for good.
-            alive -= 1
+            # The smallest group fits with no other: it keeps a processor to itself.
             n_groups -= 1
             groups.append((tasks0, mask0))
             groups[g0] = None
@@ -147,7 +145,6 @@ def merge_groups(
         groups[g0] = groups[g1] = None
         groups.append((sorted(tasks0 + tasks1), mask0 & mask1))
         heapq.heappush(heap, (w0 + w1, min(f0, f1), len(groups) - 1))
-        alive -= 1
     final = [g for g in groups if g is not None]
     final.sort(key=lambda g: (-float(weight[g[0]].sum()), g[0][0]))
     return [g[0] for g in final]
