@@ -192,11 +192,14 @@ COMPARISONS: dict[str, tuple[str, Callable, Callable | None, str]] = {
         "etf (heuristics.dsc_glb_etf.etf_order)",
         lambda problem, row: float(etf_order(problem).makespan),
         None,
-        "saga's ETF is event-driven: it advances a clock and only considers processors "
-        "idle at the current moment, starting a task no earlier than that moment; ours "
-        "(Hwang et al.) picks, among all ready tasks and all processors, the pair of "
-        "earliest start (ties: larger bottom level), whether or not the processor is "
-        "idle now. Different rules, so makespans differ either way.",
+        "saga's ETF is event-driven, as Hwang et al. describe ETF: a clock advances to "
+        "the next finish time and only processors idle at that moment, and only tasks "
+        "ready at it, are matched (the pair of earliest start first, no start before "
+        "the clock). Ours is the static reading of Ozkaya et al. (IPDPS 2019, slide 10) "
+        "used inside dsc-glb-etf: among all ready tasks and all processors, busy or "
+        "not, the pair of earliest start (ties: larger bottom level), appended to the "
+        "processor. A task may so be placed on a processor that is busy now but frees "
+        "early, which the clock-driven form never does; neither rule dominates.",
     ),
     "GDL": (
         "dls",
