@@ -25,10 +25,15 @@ topological order) depends on ``PYTHONHASHSEED``; the subprocess runs with
 ``PYTHONHASHSEED=0``. Work, speeds and data are drawn with three decimals, so
 ties in finish times are unlikely and tie-breaking rarely matters.
 
+``--speed N P`` instead times our implementations (CPU seconds, one run each)
+on one random instance of ``N`` tasks and ``P`` processors on a mesh, with
+saga not involved.
+
 Usage::
 
     python benchmarks/saga_compare.py                      # 20 instances, 30 tasks, 4 procs
     python benchmarks/saga_compare.py --instances 10 --tasks 60 --processors 8 --ccr 2
+    python benchmarks/saga_compare.py --speed 5000 16
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from exactsched import Problem, validate
-from exactsched.generators import random_dag
+from exactsched.generators import random_dag, random_instance
 from exactsched.registry import get_method
 from heuristics._ready_list import batch_schedule
 from heuristics.dsc_glb_etf import etf_order
@@ -276,6 +282,37 @@ COMPARISONS: dict[str, tuple[str, Callable, Callable | None, str]] = {
 }
 
 
+SPEED_METHODS = (
+    "heft",
+    "mct",
+    "met",
+    "olb",
+    "min-min",
+    "max-min",
+    "sufferage",
+    "dls",
+    "mh",
+    "lmt",
+    "dsc-glb-etf",
+)
+
+
+def speed(n_tasks: int, n_procs: int, seed: int) -> None:
+    """CPU seconds of our methods on one random mesh instance (``heft`` for reference)."""
+    problem = random_instance(n_tasks, n_procs, topology="mesh", seed=seed)
+    print(
+        f"## CPU seconds, {n_tasks} tasks, {problem.n_edges} edges, {n_procs} processors "
+        f"(mesh), seed {seed}\n"
+    )
+    print("| method | seconds | makespan |")
+    print("| --- | ---: | ---: |")
+    for name in SPEED_METHODS:
+        start = time.process_time()
+        schedule = get_method(name).func(problem)
+        seconds = time.process_time() - start
+        print(f"| {name} | {seconds:.3f} | {schedule.makespan:g} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=20)
@@ -284,7 +321,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ccr", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--saga-venv", type=Path, default=SAGA_VENV)
+    parser.add_argument("--speed", type=int, nargs=2, metavar=("N", "P"))
     args = parser.parse_args(argv)
+    if args.speed:
+        speed(*args.speed, seed=args.seed)
+        return
 
     python = saga_python(args.saga_venv)
     if python is None:

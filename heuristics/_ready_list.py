@@ -23,10 +23,12 @@ shrinks the set of feasible starts of the other ready tasks on ``p`` (and, for
 its isolation partners, on every processor); a task whose recorded earliest
 slot does not clash with ``[s, f)`` keeps it, because removing starts other
 than the minimum leaves the minimum unchanged. So only the rows whose slot on
-``p`` clashes (with insertion: overlaps ``[s, f)``; without: starts before
-``f``, since the processor's tail moved to ``f``) and the rows of the placed
-task's isolation partners are recomputed. Data-ready times of a ready task
-never change, because all its predecessors are already placed.
+``p`` clashes with ``[s, f)`` and the rows of the placed task's isolation
+partners are recomputed. Without insertion the processor's tail just moved to
+``f``, so a start ``e`` on ``p`` becomes ``max(e, f)`` in place; only tasks
+with isolation partners, which may be pushed further, are recomputed.
+Data-ready times of a ready task never change, because all its predecessors
+are already placed.
 
 Cost: ``O(e P)`` for data-ready times, plus ``O(k P)`` numpy work per step for
 the table lookups of ``pick`` (``k`` ready tasks), plus one engine query per
@@ -131,15 +133,19 @@ class ReadyTable:
         problem = builder.problem
         self._cost = problem.cost
         self.est = np.full((problem.n_tasks, problem.n_processors), np.inf)
-        self._ready: set[int] = set()
+        # The ready tasks as a sorted array (replaced, never modified in place, so
+        # ready() can hand it out) and as a mask for membership tests.
+        self._ready = np.zeros(0, dtype=np.int64)
+        self._is_ready = np.zeros(problem.n_tasks, dtype=bool)
         iso_ptr = problem.iso_ptr.tolist()
         partners = problem.iso_partners.tolist()
         self._iso = [partners[iso_ptr[i] : iso_ptr[i + 1]] for i in range(problem.n_tasks)]
+        self._has_iso = np.diff(problem.iso_ptr) > 0
         self._add(builder.ready_tasks().tolist())
 
     def ready(self) -> np.ndarray:
-        """The ready tasks, increasing index."""
-        return np.array(sorted(self._ready), dtype=np.int64)
+        """The ready tasks, increasing index (do not modify the array)."""
+        return self._ready
 
     def __len__(self) -> int:
         return len(self._ready)
@@ -156,27 +162,36 @@ class ReadyTable:
         self.est[task] = b._earliest(task, b._data_ready(task), d)
 
     def _add(self, tasks: list[int]) -> None:
+        if not tasks:
+            return
         for t in tasks:
-            self._ready.add(t)
             self._row(t)
+        new = np.asarray(tasks, dtype=np.int64)
+        self._is_ready[new] = True
+        self._ready = np.sort(np.concatenate([self._ready, new]))
 
     def place(self, task: int, processor: int) -> None:
         """Place a ready ``task`` at its earliest start on ``processor``; update the table."""
         start = float(self.est[task, processor])
         finish = start + float(self._cost[task, processor])
         released = self.builder._commit(task, processor, start)
-        self._ready.discard(task)
-        if self._ready:
-            rows = np.fromiter(self._ready, dtype=np.int64, count=len(self._ready))
+        rows = self._ready
+        rows = np.delete(rows, np.searchsorted(rows, task))
+        self._ready = rows
+        self._is_ready[task] = False
+        if len(rows):
             col = self.est[rows, processor]
             if self.builder.insertion:
                 d = self._cost[rows, processor]
                 clash = (col < finish) & (col + d > start) & (d > 0) & (finish > start)
             else:
-                clash = col < finish
+                # The tail of the processor moved to `finish`: a start there becomes
+                # max(old start, finish), unless isolation partners push it further.
+                clash = (col < finish) & self._has_iso[rows]
+                self.est[rows, processor] = np.maximum(col, finish)
             stale = set(rows[clash].tolist())
             if finish > start:
-                stale.update(q for q in self._iso[task] if q in self._ready)
+                stale.update(q for q in self._iso[task] if self._is_ready[q])
             for t in sorted(stale):
                 self._row(t)
         if self.rounds:

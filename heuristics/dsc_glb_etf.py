@@ -350,16 +350,20 @@ def etf_order(
             )
 
     def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
-        k, n_procs = est.shape
+        k = len(tasks)
         if mapping is not None:
             own = est[np.arange(k), mapping[tasks]]
-            row = int(np.lexsort((tasks, -prio[tasks], own))[0])
+            rows = np.flatnonzero(own == own.min())
+            if len(rows) > 1:  # ties: larger priority, then lowest index (rows are sorted)
+                rows = rows[np.argmax(prio[tasks[rows]])]
+            row = int(np.atleast_1d(rows)[0])
             return row, int(mapping[tasks[row]])
-        flat = est.ravel()
-        rows = np.repeat(np.arange(k), n_procs)
-        cols = np.tile(np.arange(n_procs), k)
-        best = int(np.lexsort((cols, tasks[rows], -prio[tasks][rows], flat))[0])
-        return int(rows[best]), int(cols[best])
+        least = est.min(axis=1)
+        rows = np.flatnonzero(least == least.min())
+        if len(rows) > 1:
+            rows = rows[np.argmax(prio[tasks[rows]])]
+        row = int(np.atleast_1d(rows)[0])
+        return row, int(np.argmin(est[row]))
 
     return batch_schedule(problem, pick, insertion=bool(insertion))
 
