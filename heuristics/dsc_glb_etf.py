@@ -24,8 +24,12 @@ How the networked heterogeneous model is used (all three papers assume
 identical processors and a fully connected network):
 
 * DSC needs one weight per task and per arc: the mean cost over the task's
-  allowed processors and HEFT's mean communication ``arc_unit * mean hops``
-  (:func:`heuristics.ranking.mean_comm`); order pairs weigh 0.
+  allowed processors (on a CPU-GPU platform, the processor-count weighted
+  mean of the per-type costs) and HEFT's mean communication ``arc_unit *
+  mean hops`` over all pairs of distinct processors
+  (:func:`heuristics.ranking.mean_comm`), so a multi-hop network makes
+  messages heavier on average; order pairs weigh 0. The real per-processor
+  costs and hop distances only come back in GLB and ETF.
 * Affinity: a cluster ends up on one processor, so DSC only merges a task into
   a cluster if some processor may run every task of it; GLB only considers
   such processors (the work there is finite).
