@@ -149,6 +149,12 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     stays available for the more critical ``ny``. Only merges that keep some
     processor able to run the whole cluster (affinity) are considered.
 
+    Simplification: the minimisation procedure of [1]_ may also pull other
+    predecessors that sit alone in their clusters into ``nx``'s cluster, to
+    zero several incoming edges at once; here ``nx`` only ever joins one
+    existing cluster and already examined tasks never move, so every start
+    time DSC has fixed stays valid.
+
     Cost: ``O((n + e) log n)`` plus ``O(k d)`` per task with ``d``
     predecessors in ``k`` distinct clusters.
 
