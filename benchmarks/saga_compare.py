@@ -26,14 +26,18 @@ topological order) depends on ``PYTHONHASHSEED``; the subprocess runs with
 ties in finish times are unlikely and tie-breaking rarely matters.
 
 ``--speed N P`` instead times our implementations (CPU seconds, one run each)
-on one random instance of ``N`` tasks and ``P`` processors on a mesh, with
-saga not involved.
+on one random instance of ``N`` tasks and ``P`` processors on a mesh, and
+``--optimum N P`` measures their gaps to the CP-SAT optimum on random
+instances of ``N`` tasks and ``P`` processors over every topology (with order
+pairs, isolation pairs and affinity; instances CP-SAT does not prove within
+``--time-limit`` are left out); saga is not involved in either.
 
 Usage::
 
     python benchmarks/saga_compare.py                      # 20 instances, 30 tasks, 4 procs
     python benchmarks/saga_compare.py --instances 10 --tasks 60 --processors 8 --ccr 2
     python benchmarks/saga_compare.py --speed 5000 16
+    python benchmarks/saga_compare.py --optimum 14 4 --instances 3
 """
 
 from __future__ import annotations
@@ -51,8 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from exactsched import Problem, validate
-from exactsched.generators import random_dag, random_instance
+from exactsched import Problem, Status, solve, validate
+from exactsched.generators import TOPOLOGIES, random_dag, random_instance
 from exactsched.registry import get_method
 from heuristics._ready_list import batch_schedule
 from heuristics.dsc_glb_etf import etf_order
@@ -313,6 +317,49 @@ def speed(n_tasks: int, n_procs: int, seed: int) -> None:
         print(f"| {name} | {seconds:.3f} | {schedule.makespan:g} |")
 
 
+def optimum_gaps(
+    n_tasks: int, n_procs: int, seeds: int, seed: int, ccr: float, time_limit: float
+) -> None:
+    """Gaps of our methods to proven CP-SAT optima, over every topology."""
+    gaps: dict[str, list[float]] = {name: [] for name in SPEED_METHODS}
+    proven = total = 0
+    for k, topology in enumerate(TOPOLOGIES):
+        for s in range(seeds):
+            total += 1
+            problem = random_instance(
+                n_tasks,
+                n_procs,
+                topology=topology,
+                ccr=ccr,
+                n_order=2,
+                n_isolation=2,
+                affinity=0.1,
+                seed=seed + 100 * k + s,
+            )
+            exact = solve(problem, "cpsat", time_limit=time_limit, workers=1, seed=0)
+            if exact.status is not Status.OPTIMAL:
+                continue
+            proven += 1
+            for name in SPEED_METHODS:
+                makespan = solve(problem, name).makespan
+                gaps[name].append(makespan / exact.makespan - 1.0)
+    print(
+        f"## Gap to the optimum: {proven} of {total} random instances proven optimal "
+        f"({n_tasks} tasks, {n_procs} processors, CCR {ccr}, every topology, order and "
+        f"isolation pairs, affinity; CP-SAT {time_limit:g} s)\n"
+    )
+    print("| method | optimal | mean gap | median gap | max gap |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, values in sorted(gaps.items(), key=lambda kv: float(np.mean(kv[1] or [0]))):
+        v = np.array(values)
+        if not len(v):
+            continue
+        print(
+            f"| {name} | {int((v < 1e-9).sum())} / {len(v)} | {100 * v.mean():.1f} % "
+            f"| {100 * np.median(v):.1f} % | {100 * v.max():.1f} % |"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=20)
@@ -322,9 +369,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--saga-venv", type=Path, default=SAGA_VENV)
     parser.add_argument("--speed", type=int, nargs=2, metavar=("N", "P"))
+    parser.add_argument("--optimum", type=int, nargs=2, metavar=("N", "P"))
+    parser.add_argument("--time-limit", type=float, default=10.0, help="CP-SAT, --optimum")
     args = parser.parse_args(argv)
     if args.speed:
         speed(*args.speed, seed=args.seed)
+        return
+    if args.optimum:
+        optimum_gaps(*args.optimum, args.instances, args.seed, args.ccr, args.time_limit)
         return
 
     python = saga_python(args.saga_venv)
