@@ -15,7 +15,9 @@ insertion are honoured exactly as by HEFT):
   the ETF step of DSC-GLB-ETF): at every step ``pick`` sees the earliest start
   of **every** ready task on **every** processor, as a ``(k, P)`` table whose
   rows are the ready tasks in increasing index order, and returns one
-  (task, processor) pair to place.
+  (task, processor) pair to place. With ``rounds=True`` the tasks that a
+  placement makes ready wait until every task of the current set is placed
+  (Braun et al.'s batch over the tasks ready at each round's start).
 
 The table of :func:`batch_schedule` is kept exact incrementally (class
 :class:`ReadyTable`). Placing a task on processor ``p`` in ``[s, f)`` only

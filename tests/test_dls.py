@@ -35,13 +35,16 @@ def test_fork_by_hand():
 
 def test_delta_prefers_the_relatively_fast_processor():
     # One task: EST 0 everywhere, so DL differs by Delta only: the fastest processor.
-    s = dls(Problem.from_lists([[3, 1, 2]]))
-    assert s["t0"].processor == "p1"
+    p = Problem.from_lists([[3, 1, 2]])
+    s = dls(p)
+    assert s["t0"].processor == "p1" and validate(p, s) == []
 
 
 def test_ties_go_to_lowest_task_then_processor():
-    s = dls(Problem.from_lists([[2, 2], [2, 2]]))
+    p = Problem.from_lists([[2, 2], [2, 2]])
+    s = dls(p)
     assert [(s[t].processor, s[t].start) for t in ("t0", "t1")] == [("p0", 0), ("p1", 0)]
+    assert validate(p, s) == []
 
 
 @pytest.mark.parametrize("insertion", [False, True])

@@ -62,6 +62,7 @@ def test_etf_with_and_without_mapping():
     p = Problem.from_lists([[2, 3], [1, 1], [4, 2]], [(0, 1, 4), (0, 2, 1)])
     # Plain ETF: t1 and t2 can both start at 2 on p0; t2 has the larger bottom level.
     s = etf_order(p)
+    assert validate(p, s) == []
     assert [(s[t].processor, s[t].start) for t in ("t0", "t1", "t2")] == [
         ("p0", 0),
         ("p0", 6),

@@ -51,7 +51,8 @@ def test_hops_count_in_the_communication_sum():
     # cost 3: p1 (2 + 1) beats p2 (1.5 + 3); p0 costs 9.
     line = {"topology": "matrix", "hops": [[0, 1, 3], [1, 0, 1], [3, 1, 0]]}
     p = Problem.from_lists([[1, 9, 9], [9, 2, 1.5]], [(0, 1, 1)], network=line)
-    assert lmt(p)["t1"].processor == "p1"
+    s = lmt(p)
+    assert s["t1"].processor == "p1" and validate(p, s) == []
 
 
 def test_random_instances():

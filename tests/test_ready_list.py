@@ -62,6 +62,7 @@ def test_immediate_schedule_is_first_in_first_out():
         return 0
 
     s = immediate_schedule(p, choose)
+    assert validate(p, s) == []
     assert seen == [0, 1, 2]
     assert [s[t].start for t in ("t0", "t1", "t2")] == [0, 1, 2]
 
