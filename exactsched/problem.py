@@ -364,7 +364,15 @@ class Problem:
 
     def mean_cost(self) -> np.ndarray:
         """Mean execution time of each task over the processors it may run on."""
-        return np.where(self.allowed, self.cost, 0.0).sum(axis=1) / self.allowed.sum(axis=1)
+        finite = np.where(self.allowed, self.cost, 0.0)
+        count = self.allowed.sum(axis=1)
+        with np.errstate(over="ignore"):
+            mean = finite.sum(axis=1) / count
+        if not np.isfinite(mean).all():
+            # Costs near the float limit (1e308): divide before adding, so the mean of
+            # finite numbers stays finite.
+            mean = (finite / count[:, None]).sum(axis=1)
+        return mean
 
     def min_cost(self) -> np.ndarray:
         """Least execution time of each task over the processors it may run on."""

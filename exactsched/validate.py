@@ -384,7 +384,9 @@ def _scaled(values: np.ndarray, mask: np.ndarray, places: int) -> np.ndarray:
     out = np.zeros(len(values), dtype=object)
     scale = 10**places
     v = np.asarray(values, dtype=float)
-    whole = mask & (v == np.floor(np.where(mask, v, 0.0)))
+    # Integers below 2**53 are the decimals they print as; larger ones go through repr.
+    whole = mask & (np.abs(np.where(mask, v, 0.0)) < 2.0**53)
+    whole &= v == np.floor(np.where(whole, v, 0.0))
     if whole.any():
         out[whole] = np.array([int(x) * scale for x in v[whole].tolist()], dtype=object)
     rest = mask & ~whole
