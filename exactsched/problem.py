@@ -129,6 +129,7 @@ class Problem:
         "iso_partners",
         "topological_order",
         "_json",
+        "_cache",
     )
 
     def __init__(self, **fields: Any) -> None:
@@ -148,6 +149,8 @@ class Problem:
         }
         for key, value in derived.items():
             object.__setattr__(self, key, value)
+        # Derived quantities (lower bounds, ...) computed once: the problem is immutable.
+        object.__setattr__(self, "_cache", {})
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Problem is immutable")

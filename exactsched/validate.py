@@ -145,10 +145,12 @@ def validate(
     end = start + cost  # the finish every later rule reads (start + cost, as the rules say)
 
     num = _Numbers(problem, proc, start, finish, cost, ok, tol)
+    negative = start < (-tol if tol is not None else 0.0)  # exact or not: any start below 0
+    wrong = num.finish_violations()
     for i, task, s, f in rows:
-        if num.less(num.s[i], 0, start[i], 0.0, num.ex_s[i]):
+        if negative[i]:
             problems.append(f"task {task}: starts at {_t(s)} < 0")
-        if not num.equal_sum(i):
+        if wrong[i]:
             problems.append(
                 f"task {task}: finish {_t(f)} is not start {_t(s)} "
                 f"+ cost {_t(cost[i])} on {problem.proc_ids[proc[i]]}"
@@ -282,12 +284,15 @@ class _Numbers:
             return bool(xe < ye)
         return x < y - self.slack(x, y)
 
-    def equal_sum(self, i: int) -> bool:
-        """Whether task ``i``'s finish is its start plus its cost."""
-        if self.ex_f[i] and self.ex_e[i]:
-            return bool(self.f[i] == self.e[i])
-        f, e = self.finish[i], self.end[i]
-        return abs(f - e) <= self.slack(f, e)
+    def finish_violations(self) -> np.ndarray:
+        """Placed tasks whose finish is not their start plus their cost."""
+        exact = self.ex_f & self.ex_e
+        out = np.zeros(len(self.start), dtype=bool)
+        out[exact] = self.f[exact] != self.e[exact]
+        loose = ~exact & (self.proc >= 0)
+        f, e = self.finish[loose], self.end[loose]
+        out[loose] = np.abs(f - e) > self._slack_vec(f, e)
+        return out
 
     def positive(self, i: int) -> bool:
         """Whether task ``i`` has a positive length (zero-length tasks overlap nothing)."""
