@@ -209,7 +209,5 @@ def test_bounds_are_computed_once_per_problem(monkeypatch):
     bounds_module.lower_bounds(problem)["load"] = -1.0
     assert bounds_module.lower_bounds(problem)["load"] == 4.0
     # A problem read again from its document starts with an empty cache.
-    Problem.from_json(problem.to_json()) and bounds_module.lower_bound(
-        Problem.from_json(problem.to_json())
-    )
+    bounds_module.lower_bound(Problem.from_json(problem.to_json()))
     assert len(calls) == 2
