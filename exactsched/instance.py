@@ -405,7 +405,9 @@ def _parse(document: Any) -> Problem:
             labels.append(f"order[{k}]")
     arc_src = np.array(edge_src.tolist() + [a for a, _ in extra_order], dtype=np.int64)
     arc_dst = np.array(edge_dst.tolist() + [b for _, b in extra_order], dtype=np.int64)
-    arc_unit = np.concatenate([latency + edge_data / bandwidth, np.zeros(len(extra_order))])
+    with np.errstate(over="ignore"):  # an infinite delay is refused just below
+        unit = latency + edge_data / bandwidth
+    arc_unit = np.concatenate([unit, np.zeros(len(extra_order))])
     _check_magnitude(cost, allowed, arc_unit, hops, task_ids, labels)
     topo = _topological_order(n, arc_src, arc_dst, task_ids, labels)
     if isolation:
