@@ -7,8 +7,10 @@ starts with the JSON path at fault (``tasks[2].cost[1]``, ``edges[0].dst``,
 file that is not JSON the message starts with the file name and gives the line
 and column. No input raises anything else (no traceback, no hang): wrong types
 anywhere, ``true`` where a number belongs (a boolean is not a number), NaN,
-infinities, integers beyond the float range, deep nesting and keys repeated in
-one JSON object are all refused this way.
+infinities, integers beyond the float range, deep nesting, keys repeated in
+one JSON object, text that is not valid Unicode (a lone surrogate in an id),
+files holding NUL bytes (``/dev/zero``) and instances whose serial schedule
+overflows floating point (two costs of 1e308) are all refused this way.
 
 Harmless oddities raise :class:`~exactsched.errors.InstanceWarning` instead:
 unknown keys (ignored), a repeated order or isolation pair (counted once) and
