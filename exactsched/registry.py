@@ -116,13 +116,17 @@ class MethodInfo:
         return {name: hints.get(name, Any) for name in self.options}
 
     def to_json(self) -> dict[str, Any]:
-        """``name``, ``kind``, ``description``, ``source`` and ``options``."""
+        """``name``, ``kind``, ``description``, ``source``, ``options`` (defaults) and
+        ``accepts`` (what each option accepts, as :func:`check_options` checks it)."""
         return {
             "name": self.name,
             "kind": self.kind,
             "description": self.description,
             "source": self.source,
             "options": {k: _jsonable(v) for k, v in self.options.items()},
+            "accepts": {
+                k: _describe(t) for k, t in self.option_types.items() if k not in _COMMON_EXACT
+            },
         }
 
 
@@ -375,6 +379,16 @@ def _type_error(annotation: Any, value: Any) -> str | None:
     if len(words) > 2:
         return "expected " + ", ".join(words[:-1]) + " or " + words[-1]
     return "expected " + " or ".join(words)
+
+
+class _Nothing:
+    """A value no annotation accepts, to read the phrase of what one expects."""
+
+
+def _describe(annotation: Any) -> str:
+    """What an option accepts, in words (``"true or false"``, ``"any value"``)."""
+    phrase = _type_error(annotation, _Nothing())
+    return "any value" if phrase is None else phrase.removeprefix("expected ")
 
 
 def _arm_error(arm: Any, value: Any) -> str | None:

@@ -310,3 +310,13 @@ def test_solve_help_shows_the_default_time_limit(capsys):
         main(["solve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "(default 60)" in out
+
+
+def test_methods_json_says_what_each_option_accepts(capsys):
+    status, out, _ = run(capsys, "methods", "--json")
+    methods = {m["name"]: m for m in json.loads(out)}
+    accepts = methods["cpsat"]["accepts"]
+    assert accepts["path_cuts"] == "true, false or 'auto'"
+    assert accepts["relocate"] == "an integer >= 0 or 'auto'"
+    assert "time_limit" not in accepts and "seed" not in accepts
+    assert methods["heft"]["accepts"]["insertion"] == "true or false"
