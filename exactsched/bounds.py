@@ -5,6 +5,11 @@ this against brute force on tiny instances. :func:`lower_bound` takes the best
 of them and, when all data are integers (so some optimal schedule has integer
 times), rounds it up.
 
+A :class:`~exactsched.problem.Problem` is immutable, so :func:`lower_bounds`,
+:func:`lower_bound` and :func:`optimistic_critical_path` are computed once per
+problem and kept in it: :func:`exactsched.solve` attaches the bound to every
+heuristic result without recomputing it.
+
 References
 ----------
 .. [1] T. McSweeney, "Scheduling with precedence constraints in high-performance
@@ -14,6 +19,8 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +40,14 @@ __all__ = [
 # Above this many (arc x P x P) operations the optimistic critical path uses the
 # cheapest off-diagonal hop instead of the full matrix (still a valid bound).
 _OFT_DENSE_LIMIT = 50_000_000
+
+
+def _cached(problem: Problem, key: str, compute: Callable[[Problem], Any]) -> Any:
+    """``compute(problem)``, computed once per problem (kept in its private cache)."""
+    cache = problem._cache
+    if key not in cache:
+        cache[key] = compute(problem)
+    return cache[key]
 
 
 def critical_path_bound(problem: Problem) -> float:
@@ -67,6 +82,10 @@ def optimistic_critical_path(problem: Problem) -> float:
     >>> optimistic_critical_path(p)
     10.0
     """
+    return _cached(problem, "optimistic_critical_path", _optimistic_critical_path)
+
+
+def _optimistic_critical_path(problem: Problem) -> float:
     n_procs = problem.n_processors
     oft = np.zeros((problem.n_tasks, n_procs))
     dense = len(problem.arc_src) * n_procs * n_procs <= _OFT_DENSE_LIMIT
@@ -184,6 +203,10 @@ def lower_bounds(problem: Problem) -> dict[str, float]:
     [('class_load', 4.0), ('critical_path', 8.0), ('isolation', 0.0), ('load', 4.0),
      ('optimistic_critical_path', 10.0)]
     """
+    return dict(_cached(problem, "lower_bounds", _lower_bounds))
+
+
+def _lower_bounds(problem: Problem) -> dict[str, float]:
     return {
         "critical_path": critical_path_bound(problem),
         "optimistic_critical_path": optimistic_critical_path(problem),
@@ -201,6 +224,10 @@ def lower_bound(problem: Problem) -> float:
     >>> lower_bound(Problem.from_lists([[10, 1], [10, 1], [10, 1]]))
     3
     """
+    return _cached(problem, "lower_bound", _lower_bound)
+
+
+def _lower_bound(problem: Problem) -> float:
     best = max(lower_bounds(problem).values())
     if problem.is_integral:
         return int(math.ceil(best - 1e-6))

@@ -9,17 +9,56 @@ usage (a one-line message on standard error, never a traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
 
-__all__ = ["main", "gantt"]
+__all__ = ["main", "gantt", "seconds_arg", "workers_arg", "seed_arg"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+# Kept in step with exactsched.registry (not imported here so that --help stays fast).
+DEFAULT_TIME_LIMIT = 60.0
+MAX_WORKERS = 256
+MAX_SEED = 2**31 - 1
+
+
+def seconds_arg(text: str) -> float:
+    """argparse type of ``--time-limit``: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def workers_arg(text: str) -> int:
+    """argparse type of ``--workers``: an integer from 1 to 256."""
+    return _int_arg(text, 1, MAX_WORKERS)
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: an integer from 0 to 2**31 - 1 (the solvers' range)."""
+    return _int_arg(text, 0, MAX_SEED)
+
+
+def _int_arg(text: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text!r}")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,9 +90,18 @@ def _parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="schedule an instance with an exact method or heuristic")
     solve.add_argument("instance", help="instance JSON file")
     solve.add_argument("--method", "-m", default="cpsat", help="method name (default cpsat)")
-    solve.add_argument("--time-limit", "-t", type=float, default=None, help="seconds (exact)")
-    solve.add_argument("--workers", "-w", type=int, default=None, help="solver threads")
-    solve.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    solve.add_argument(
+        "--time-limit",
+        "-t",
+        type=seconds_arg,
+        default=DEFAULT_TIME_LIMIT,
+        help=f"seconds for an exact method, model building included "
+        f"(default {DEFAULT_TIME_LIMIT:g}); ignored by heuristics",
+    )
+    solve.add_argument(
+        "--workers", "-w", type=workers_arg, default=None, help=f"solver threads (1-{MAX_WORKERS})"
+    )
+    solve.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
     solve.add_argument(
         "--option",
         "-o",
@@ -63,7 +111,9 @@ def _parser() -> argparse.ArgumentParser:
         help="method option, repeatable (see `exactsched methods --json`)",
     )
     solve.add_argument("--json", action="store_true", help="print the schedule document")
-    solve.add_argument("--output", metavar="FILE", help="also write the schedule JSON to FILE")
+    solve.add_argument(
+        "--output", metavar="FILE", help="also write the schedule JSON to FILE (checked first)"
+    )
     solve.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
     methods = sub.add_parser("methods", help="list every method with its source")
@@ -74,9 +124,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("instance", help="instance JSON file")
     compare.add_argument("--exact", default="cpsat", help="exact method (default cpsat)")
-    compare.add_argument("--time-limit", "-t", type=float, default=60.0, help="seconds (exact)")
-    compare.add_argument("--workers", "-w", type=int, default=None, help="solver threads")
-    compare.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    compare.add_argument(
+        "--time-limit", "-t", type=seconds_arg, default=60.0, help="seconds (exact)"
+    )
+    compare.add_argument("--workers", "-w", type=workers_arg, default=None, help="solver threads")
+    compare.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
     compare.add_argument("--methods", nargs="*", help="heuristics to run (default: all)")
     compare.add_argument("--json", action="store_true", help="print a JSON list")
 
@@ -89,6 +141,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    # Ids are refused unless they are valid Unicode, but never let printing crash.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     args = _parser().parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InstanceWarning)
@@ -179,7 +235,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _num(value: float) -> float | int:
     value = float(value)
-    return int(value) if value.is_integer() else round(value, 9)
+    # Integers beyond 2**53 stay floats: their int() digits are binary noise (1e308).
+    return int(value) if value.is_integer() and abs(value) < 2**53 else round(value, 9)
 
 
 # ---- validate ---------------------------------------------------------------------
@@ -217,11 +274,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     import time
 
     from exactsched.instance import load_instance
-    from exactsched.registry import get_method, parse_option, solve
+    from exactsched.registry import get_method, parse_options, solve
 
-    problem = load_instance(args.instance)
+    if args.output:
+        _check_writable(args.output)  # before the solve, which may take long
     info = get_method(args.method)
-    options = dict(parse_option(text) for text in args.option)
+    options = parse_options(args.method, args.option)
+    problem = load_instance(args.instance)
     if info.kind == "exact" and "callback" in info.options and not (args.quiet or args.json):
         started = time.perf_counter()
 
@@ -230,18 +289,26 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             print(f"  {elapsed:8.2f}s  makespan {makespan:g}  bound {bound:g}", file=sys.stderr)
 
         options.setdefault("callback", progress)
-    result = solve(
-        problem,
-        args.method,
-        time_limit=args.time_limit,
-        workers=args.workers,
-        seed=args.seed,
-        **options,
-    )
+    # Whatever a solver prints (its log) goes to standard error: stdout is the result.
+    with _stdout_to_stderr():
+        result = solve(
+            problem,
+            args.method,
+            time_limit=args.time_limit,
+            workers=args.workers,
+            seed=args.seed,
+            **options,
+        )
     document = result.to_json()
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            json.dump(document, fh, indent=2)
+    failure = _write_output(args.output, document) if args.output else None
+    status = _print_result(args, problem, result, document)
+    if failure:
+        print(f"exactsched: error: {failure}", file=sys.stderr)
+        return EXIT_USAGE
+    return status
+
+
+def _print_result(args: argparse.Namespace, problem: Any, result: Any, document: Any) -> int:
     if args.json:
         _emit(document)
         return EXIT_OK
@@ -260,6 +327,58 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     print()
     print(gantt(problem, result.schedule))
     return EXIT_OK
+
+
+def _check_writable(path: str) -> None:
+    """Refuse an ``--output`` path that cannot be written, before any work."""
+    from exactsched.errors import MethodError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise MethodError(f"--output {path}: is a folder")
+    if not os.path.isdir(folder):
+        raise MethodError(f"--output {path}: folder {folder} does not exist")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise MethodError(f"--output {path}: file is not writable")
+    elif not os.access(folder, os.W_OK):
+        raise MethodError(f"--output {path}: folder {folder} is not writable")
+
+
+def _write_output(path: str, document: Any) -> str | None:
+    """Write the result; the reason as one line if that fails (a full disk, ...)."""
+    text = json.dumps(document, indent=2) + "\n"
+    try:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(text)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return f"--output {path}: cannot write the result: {reason} (it is printed above)"
+    return None
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send file descriptor 1 (and ``sys.stdout``) to standard error for a while.
+
+    Solvers written in C (HiGHS, SCIP, CP-SAT) print their logs on descriptor 1;
+    redirecting the descriptor keeps ``--json`` output a single JSON document.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 at all: nothing to protect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def gantt(problem: Any, schedule: Any, width: int = 64) -> str:

@@ -7,8 +7,10 @@ starts with the JSON path at fault (``tasks[2].cost[1]``, ``edges[0].dst``,
 file that is not JSON the message starts with the file name and gives the line
 and column. No input raises anything else (no traceback, no hang): wrong types
 anywhere, ``true`` where a number belongs (a boolean is not a number), NaN,
-infinities, integers beyond the float range, deep nesting and keys repeated in
-one JSON object are all refused this way.
+infinities, integers beyond the float range, deep nesting, keys repeated in
+one JSON object, text that is not valid Unicode (a lone surrogate in an id),
+files holding NUL bytes (``/dev/zero``) and instances whose serial schedule
+overflows floating point (two costs of 1e308) are all refused this way.
 
 Harmless oddities raise :class:`~exactsched.errors.InstanceWarning` instead:
 unknown keys (ignored), a repeated order or isolation pair (counted once) and
@@ -95,7 +97,7 @@ def read_json(path: str | os.PathLike[str]) -> Any:
 def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
     """:func:`read_json` raising ``error`` (shared with the schedule reader)."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = _read_text(path).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise error(f"{path}: cannot read file: {_one_line(reason)}") from None
@@ -111,6 +113,31 @@ def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
         raise error(f"{path}: invalid JSON: nested too deeply") from None
     except ValueError:  # the one left: an integer longer than Python converts (4300 digits)
         raise error(f"{path}: invalid JSON: an integer with too many digits") from None
+
+
+MAX_FILE_BYTES = 1 << 30
+"""Largest instance or schedule file read (1 GiB); larger ones are refused, not loaded."""
+
+_CHUNK = 1 << 20
+
+
+def _read_text(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a file, read in chunks: refuses NUL bytes and files above the cap.
+
+    A NUL byte can never occur in JSON text, so ``/dev/zero``, binaries and
+    random data are refused at their first chunk instead of filling memory.
+    """
+    parts: list[bytes] = []
+    size = 0
+    with Path(path).open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            if b"\0" in chunk:
+                raise ValueError("not a JSON text file (it contains NUL bytes)")
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise ValueError(f"larger than {MAX_FILE_BYTES >> 20} MiB")
+            parts.append(chunk)
+    return b"".join(parts)
 
 
 class _DuplicateKey(ValueError):
@@ -238,7 +265,19 @@ def _list(value: Any, where: str, *, non_empty: bool = False) -> list[Any]:
 def _string(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise InstanceError(f"{where}: expected a non-empty string, got {_show(value)}")
+    _unicode(value, where)
     return value
+
+
+def _unicode(text: str, where: str) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate such as ``"\\ud800"``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.start + 1].encode("unicode_escape").decode("ascii")
+        raise InstanceError(
+            f"{where}: not valid Unicode text (a lone surrogate {bad} at position {exc.start})"
+        ) from None
 
 
 def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
@@ -318,6 +357,7 @@ def _parse(document: Any) -> Problem:
     name = doc.get("name", "")
     if not isinstance(name, str):
         raise InstanceError(f"name: expected a string, got {_show(name)}")
+    _unicode(name, "name")
 
     proc_ids, proc_types, network, topology, hops = _parse_platform(doc)
     n_procs = len(proc_ids)
@@ -367,7 +407,10 @@ def _parse(document: Any) -> Problem:
             labels.append(f"order[{k}]")
     arc_src = np.array(edge_src.tolist() + [a for a, _ in extra_order], dtype=np.int64)
     arc_dst = np.array(edge_dst.tolist() + [b for _, b in extra_order], dtype=np.int64)
-    arc_unit = np.concatenate([latency + edge_data / bandwidth, np.zeros(len(extra_order))])
+    with np.errstate(over="ignore"):  # an infinite delay is refused just below
+        unit = latency + edge_data / bandwidth
+    arc_unit = np.concatenate([unit, np.zeros(len(extra_order))])
+    _check_magnitude(cost, allowed, arc_unit, hops, task_ids, labels)
     topo = _topological_order(n, arc_src, arc_dst, task_ids, labels)
     if isolation:
         _warn_redundant_isolation(n, arc_src, arc_dst, topo, isolation, task_ids)
@@ -401,6 +444,42 @@ def _parse(document: Any) -> Problem:
         topological_order=topo,
         _json=_plain(doc),
     )
+
+
+def _check_magnitude(
+    cost: np.ndarray,
+    allowed: np.ndarray,
+    arc_unit: np.ndarray,
+    hops: np.ndarray,
+    task_ids: list[str],
+    labels: list[str],
+) -> None:
+    """Refuse an instance whose serial schedule overflows floating point.
+
+    Running every task one after another, each at its largest cost, with every
+    communication at its longest, is a valid schedule; if its length is not a
+    finite float, times of this instance cannot be written down, compared or
+    summed (two costs of 1e308 in a chain), so the instance is refused with the
+    task or edge at which the sum overflows rather than left to overflow later.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        largest = np.where(allowed, cost, 0.0).max(axis=1)
+        total = np.cumsum(largest)
+        if not np.isfinite(total[-1]):
+            i = int(np.flatnonzero(~np.isfinite(total))[0])
+            raise InstanceError(
+                f"tasks[{i}].cost: the costs up to task {task_ids[i]!r} add up to more than "
+                f"the largest float (1.8e308); scale the costs down"
+            )
+        max_hop = float(hops.max()) if hops.size else 0.0
+        delays = arc_unit * max_hop
+        total = total[-1] + np.cumsum(delays)
+        if len(total) and not np.isfinite(total[-1]):
+            e = int(np.flatnonzero(~np.isfinite(total))[0])
+            raise InstanceError(
+                f"{labels[e]}: communication delays add up, with the costs, to more than the "
+                f"largest float (1.8e308); scale the data or the latency down"
+            )
 
 
 _SCALARS = (str, int, float, bool, type(None))

@@ -129,6 +129,7 @@ class Problem:
         "iso_partners",
         "topological_order",
         "_json",
+        "_cache",
     )
 
     def __init__(self, **fields: Any) -> None:
@@ -148,6 +149,8 @@ class Problem:
         }
         for key, value in derived.items():
             object.__setattr__(self, key, value)
+        # Derived quantities (lower bounds, ...) computed once: the problem is immutable.
+        object.__setattr__(self, "_cache", {})
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Problem is immutable")
@@ -364,7 +367,15 @@ class Problem:
 
     def mean_cost(self) -> np.ndarray:
         """Mean execution time of each task over the processors it may run on."""
-        return np.where(self.allowed, self.cost, 0.0).sum(axis=1) / self.allowed.sum(axis=1)
+        finite = np.where(self.allowed, self.cost, 0.0)
+        count = self.allowed.sum(axis=1)
+        with np.errstate(over="ignore"):
+            mean = finite.sum(axis=1) / count
+        if not np.isfinite(mean).all():
+            # Costs near the float limit (1e308): divide before adding, so the mean of
+            # finite numbers stays finite.
+            mean = (finite / count[:, None]).sum(axis=1)
+        return mean
 
     def min_cost(self) -> np.ndarray:
         """Least execution time of each task over the processors it may run on."""

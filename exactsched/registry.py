@@ -14,10 +14,17 @@ from __future__ import annotations
 
 import ast
 import inspect
+import math
+import os
+import random
 import time
-from collections.abc import Callable, Mapping
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
@@ -30,10 +37,39 @@ __all__ = [
     "available_methods",
     "solve",
     "parse_option",
+    "parse_options",
+    "check_options",
+    "check_common",
+    "HeuristicName",
+    "DEFAULT_TIME_LIMIT",
+    "MAX_WORKERS",
+    "MAX_SEED",
 ]
 
 _REGISTRY: dict[str, MethodInfo] = {}
 _COMMON_EXACT = ("time_limit", "workers", "seed")
+# Arguments of :func:`solve` itself: never method options (``check`` would switch the
+# referee off, the others have their own flags).
+_RESERVED = ("time_limit", "workers", "seed", "method", "problem", "check", "certify")
+# Options holding Python objects, which the command line cannot express.
+_PYTHON_ONLY = ("callback",)
+
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds the ``solve`` command gives an exact method when ``--time-limit`` is not given."""
+
+MAX_WORKERS = 256
+"""Most solver threads accepted (CP-SAT allocates per worker; more only exhausts memory)."""
+
+MAX_SEED = 2**31 - 1
+"""Largest seed accepted: the solvers' seeds are 32-bit signed integers."""
+
+
+class HeuristicName(str):
+    """Annotation marker: an option whose value names registered heuristics.
+
+    ``Sequence[HeuristicName]`` in a method's signature makes :func:`check_options`
+    refuse names that are not registered heuristics.
+    """
 
 
 @dataclass(frozen=True)
@@ -70,14 +106,27 @@ class MethodInfo:
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
         }
 
+    @property
+    def option_types(self) -> dict[str, Any]:
+        """The annotation of each option (``Any`` where there is none or it cannot be read)."""
+        try:
+            hints = typing.get_type_hints(self.func)
+        except Exception:  # a name only imported for type checkers: check nothing for it
+            hints = {}
+        return {name: hints.get(name, Any) for name in self.options}
+
     def to_json(self) -> dict[str, Any]:
-        """``name``, ``kind``, ``description``, ``source`` and ``options``."""
+        """``name``, ``kind``, ``description``, ``source``, ``options`` (defaults) and
+        ``accepts`` (what each option accepts, as :func:`check_options` checks it)."""
         return {
             "name": self.name,
             "kind": self.kind,
             "description": self.description,
             "source": self.source,
             "options": {k: _jsonable(v) for k, v in self.options.items()},
+            "accepts": {
+                k: _describe(t) for k, t in self.option_types.items() if k not in _COMMON_EXACT
+            },
         }
 
 
@@ -151,8 +200,243 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def parse_options(method: str, texts: Sequence[str]) -> dict[str, Any]:
+    """Read command-line ``key=value`` options of ``method`` and check them.
+
+    Besides :func:`check_options`, the command line refuses the arguments of
+    :func:`solve` itself (``time_limit``, ``workers``, ``seed``, ``check``, ...),
+    which have their own flags, and options that hold Python objects
+    (``callback``). A list option takes comma-separated names
+    (``hint_heuristics=heft,peft``).
+
+    Raises
+    ------
+    MethodError
+        One line naming the option at fault.
+
+    Examples
+    --------
+    >>> parse_options("heft", ["ranking=median", "insertion=false"])
+    {'ranking': 'median', 'insertion': False}
+    >>> parse_options("heft", ["insertion=no"])
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: option insertion: expected true or false, got 'no'
+    >>> parse_options("cpsat", ["time_limit=5"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: option time_limit: a common argument, ...; use --time-limit
+    """
+    info = get_method(method)
+    types_ = info.option_types
+    options: dict[str, Any] = {}
+    for text in texts:
+        key, value = parse_option(text)
+        if key in _RESERVED:
+            flag = "--" + key.replace("_", "-")
+            hint = f"use {flag}" if key in _COMMON_EXACT else "it cannot be set as an option"
+            if key in ("method", "certify"):
+                hint = f"use {flag}"
+            raise MethodError(f"option {key}: a common argument, not a method option; {hint}")
+        if key in _PYTHON_ONLY:
+            raise MethodError(f"option {key}: holds a Python object; not settable from the CLI")
+        if key in options:
+            raise MethodError(f"option {key}: given twice")
+        raw = text.split("=", 1)[1].strip()
+        if _is_sequence_type(types_.get(key, Any)) and isinstance(value, str):
+            value = [part.strip() for part in raw.split(",") if part.strip()]
+        options[key] = value
+    return check_options(method, options)
+
+
+def check_common(
+    time_limit: Any = None, workers: Any = None, seed: Any = 0
+) -> tuple[float | None, int | None, int | None]:
+    """Check the common arguments of :func:`solve`; returns them unchanged.
+
+    ``time_limit`` None or a finite number of seconds >= 0; ``workers`` None or
+    an integer from 1 to :data:`MAX_WORKERS`; ``seed`` None or an integer from
+    0 to :data:`MAX_SEED`.
+
+    Raises
+    ------
+    MethodError
+        One line naming the argument.
+
+    Examples
+    --------
+    >>> check_common(5, 2, 0)
+    (5, 2, 0)
+    >>> check_common(float("nan"))
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: time_limit: expected a finite number of seconds >= 0, got nan
+    """
+    if time_limit is not None and not (_is_real(time_limit) and 0 <= time_limit < math.inf):
+        raise MethodError(
+            f"time_limit: expected a finite number of seconds >= 0, got {_show(time_limit)}"
+        )
+    if workers is not None and not (_is_int(workers) and 1 <= workers <= MAX_WORKERS):
+        raise MethodError(
+            f"workers: expected an integer from 1 to {MAX_WORKERS}, got {_show(workers)}"
+        )
+    if seed is not None and not (_is_int(seed) and 0 <= seed <= MAX_SEED):
+        raise MethodError(f"seed: expected an integer from 0 to {MAX_SEED}, got {_show(seed)}")
+    return time_limit, workers, seed
+
+
+def check_options(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Check options against the annotations of ``method``'s signature.
+
+    ``bool`` accepts True/False only; ``int`` integers (not booleans); ``float``
+    any real number; every number must be finite and >= 0 (every numeric option
+    of this project is a count, an effort, a tolerance or a threshold);
+    ``Literal[...]`` its values; ``str`` a string (enumerations the methods
+    check themselves, before any work); ``Sequence[str]`` a list or tuple of
+    strings (``Sequence[HeuristicName]``: of registered heuristics);
+    ``Mapping`` a mapping; ``Callable`` a callable; unions any of their arms.
+
+    Returns
+    -------
+    dict
+        The options (unchanged).
+
+    Raises
+    ------
+    MethodError
+        For an unknown option or a value of the wrong type or range.
+
+    Examples
+    --------
+    >>> check_options("cpsat", {"path_cuts": "auto", "comm": "dest"})
+    {'path_cuts': 'auto', 'comm': 'dest'}
+    >>> check_options("cpsat", {"path_cuts": "maybe"})
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: option path_cuts: expected true, false or 'auto', got 'maybe'
+    """
+    info = get_method(method)
+    accepted = info.options
+    takes_any = any(
+        p.kind == p.VAR_KEYWORD for p in inspect.signature(info.func).parameters.values()
+    )
+    types_ = info.option_types
+    for key, value in options.items():
+        if key in _RESERVED and key in accepted:
+            raise MethodError(f"option {key}: a common argument of solve, not a method option")
+        if key not in accepted:
+            if takes_any:
+                continue
+            known = ", ".join(k for k in accepted if k not in _COMMON_EXACT) or "none"
+            raise MethodError(f"option {key!r}: not an option of {method} (options: {known})")
+        problem = _type_error(types_.get(key, Any), value)
+        if problem is not None:
+            raise MethodError(f"option {key}: {problem}, got {_show(value)}")
+    return dict(options)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _arms(annotation: Any) -> list[Any]:
+    """The arms of a union annotation (the annotation itself otherwise)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        return list(typing.get_args(annotation))
+    return [annotation]
+
+
+def _is_sequence_type(annotation: Any) -> bool:
+    return any(typing.get_origin(arm) in (Sequence, list, tuple) for arm in _arms(annotation))
+
+
+def _type_error(annotation: Any, value: Any) -> str | None:
+    """None if ``value`` fits ``annotation``, else what was expected (a phrase)."""
+    expected: list[str] = []
+    for arm in _arms(annotation):
+        phrase = _arm_error(arm, value)
+        if phrase is None:
+            return None
+        expected.append(phrase)
+    # Merge "true or false" and literal values into one readable list.
+    words: list[str] = []
+    for phrase in expected:
+        for word in phrase.removeprefix("expected ").split(" or "):
+            if word not in words:
+                words.append(word)
+    if len(words) > 2:
+        return "expected " + ", ".join(words[:-1]) + " or " + words[-1]
+    return "expected " + " or ".join(words)
+
+
+class _Nothing:
+    """A value no annotation accepts, to read the phrase of what one expects."""
+
+
+def _describe(annotation: Any) -> str:
+    """What an option accepts, in words (``"true or false"``, ``"any value"``)."""
+    phrase = _type_error(annotation, _Nothing())
+    return "any value" if phrase is None else phrase.removeprefix("expected ")
+
+
+def _arm_error(arm: Any, value: Any) -> str | None:
+    origin = typing.get_origin(arm)
+    if arm is Any:
+        return None
+    if arm is type(None):
+        return None if value is None else "expected none"
+    if arm is bool:
+        return None if isinstance(value, bool) else "expected true or false"
+    if arm is int or arm is float:
+        ok = _is_int(value) if arm is int else _is_real(value)
+        kind = "an integer >= 0" if arm is int else "a finite number >= 0"
+        return None if ok and math.isfinite(value) and value >= 0 else f"expected {kind}"
+    if arm is str:
+        return None if isinstance(value, str) else "expected a string"
+    if arm is HeuristicName:
+        known = [m.name for m in available_methods() if m.kind == "heuristic"]
+        return None if value in known else "expected a registered heuristic"
+    if origin is Literal:
+        values = typing.get_args(arm)
+        scalar = isinstance(value, str | int | float) and not isinstance(value, bool)
+        if scalar and value in values:
+            return None
+        return "expected " + " or ".join(repr(v) for v in values)
+    if origin in (Sequence, list, tuple):
+        (item,) = typing.get_args(arm)[:1] or (Any,)
+        if item is HeuristicName:
+            known = [m.name for m in available_methods() if m.kind == "heuristic"]
+            wanted = f"expected a list of registered heuristics ({', '.join(known)})"
+        else:
+            wanted = "expected a list of " + _arm_error(item, object()).removeprefix("expected ")
+        if isinstance(value, str) or not isinstance(value, list | tuple):
+            return wanted
+        return None if all(_arm_error(item, v) is None for v in value) else wanted
+    if origin in (Mapping, dict) or arm in (Mapping, dict):
+        return None if isinstance(value, Mapping) else "expected a mapping"
+    if origin is Callable or arm is Callable or origin is typing.Callable:
+        return None if callable(value) else "expected a callable"
+    if isinstance(arm, type):
+        if arm in (np.random.Generator, random.Random):
+            return None if isinstance(value, arm) else f"expected a {arm.__name__}"
+        return None if isinstance(value, arm) else f"expected a {arm.__name__}"
+    return None  # an annotation this checker does not know: let the method judge
+
+
 def solve(
-    problem: Problem,
+    problem: Problem | Mapping[str, Any] | str | os.PathLike[str],
     method: str = "cpsat",
     time_limit: float | None = None,
     *,
@@ -166,13 +450,18 @@ def solve(
 
     Parameters
     ----------
-    problem : Problem
+    problem : Problem, mapping or path
+        The instance: a :class:`Problem`, an instance document (a dict) or the
+        path of a JSON file (read with :func:`exactsched.load_instance`).
     method : str
         A name from :func:`available_methods` (default ``"cpsat"``).
     time_limit : float, optional
-        Seconds for exact methods (ignored by heuristics).
+        Seconds for exact methods (ignored by heuristics); a finite number >= 0.
+        None: no limit (the ``solve`` command's default is
+        :data:`DEFAULT_TIME_LIMIT`).
     workers, seed : int, optional
-        Solver threads and random seed (``seed`` also feeds randomised heuristics).
+        Solver threads (1 to :data:`MAX_WORKERS`) and random seed (0 to
+        :data:`MAX_SEED`; ``seed`` also feeds randomised heuristics).
     check : bool
         Validate the returned schedule (default True); an invalid one raises
         ``RuntimeError``, since it is a bug in the method.
@@ -181,11 +470,20 @@ def solve(
         None applies the default policy. Not yet implemented: results carry
         ``certified=None`` (not attempted).
     **options
-        Method options (see ``exactsched methods --json``).
+        Method options (see ``exactsched methods --json``), checked against the
+        method's signature by :func:`check_options` before anything runs.
 
     Returns
     -------
     Result
+
+    Raises
+    ------
+    InstanceError
+        When ``problem`` is a document or file that is not a valid instance.
+    MethodError
+        For an unknown method, a bad common argument or option, or an
+        instance the method refuses.
 
     Examples
     --------
@@ -193,19 +491,24 @@ def solve(
     >>> p = load_instance("examples/topcuoglu2002.json")
     >>> solve(p, "heft").makespan
     80
+    >>> solve("examples/topcuoglu2002.json", "heft", insertion=False).makespan
+    80
+    >>> solve(p, "heft", insertion="no")
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: option insertion: expected true or false, got 'no'
     """
     from exactsched.bounds import lower_bound
     from exactsched.validate import validate
 
     info = get_method(method)
+    check_common(time_limit, workers, seed)
+    options = check_options(method, options)
+    if not isinstance(problem, Problem):
+        from exactsched.instance import load_instance
+
+        problem = load_instance(problem)
     accepted = info.options
-    takes_any = any(
-        p.kind == p.VAR_KEYWORD for p in inspect.signature(info.func).parameters.values()
-    )
-    for key in options:
-        if key not in accepted and not takes_any:
-            known = ", ".join(k for k in accepted if k not in _COMMON_EXACT) or "none"
-            raise MethodError(f"option {key!r}: not an option of {method} (options: {known})")
     if "seed" in accepted:
         options["seed"] = seed
     started = time.perf_counter()

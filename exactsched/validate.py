@@ -10,20 +10,36 @@ tasks on one processor overlap (touching is allowed); every edge waits for its
 communication delay; every order pair waits for the finish; no isolation pair
 overlaps in time.
 
-Tolerance. Times are compared with an absolute slack of
-``tol = 1e-9 * max(1, largest |time| in the schedule)``: a constraint
-``x <= y`` is violated when ``x > y + tol``. With integer data every
-comparison is exact in floating point, so the slack changes nothing there; it
-only absorbs rounding when data are not integers. Times in messages are
-printed with 12 significant digits, enough to show a difference larger than
-the slack. Zero-length intervals (zero-cost tasks) never overlap anything.
-A start or finish that is not a finite number (NaN, inf, None) is a violation.
+Exactness. Every number a comparison reads (start, finish, cost, latency,
+bandwidth, data, hops) is first read as the decimal it prints as (Python's
+shortest round-trip ``repr``). When all of them are *exact decimals*, i.e.
+have at most 15 significant digits (every integer of the data does, and so do
+times a person or a correctly rounded sum writes down), the comparison is made
+exactly, in integer arithmetic after scaling by a common power of ten: there
+is no slack at all, whatever the size of the other times in the schedule. A
+time with 16 or 17 significant digits is a floating-point artefact (``0.1 +
+0.2`` is ``0.30000000000000004``); a comparison that reads one is made in
+floating point with a slack *relative to the two quantities compared*:
+``x <= y`` is violated when ``x - y > 1e-9 * max(|x|, |y|)``. Floating-point
+rounding of a sum is about ``1e-16`` relative, so the slack absorbs the
+rounding of long chains of sums and nothing of the size of the data. The
+shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
+in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
+correctly computed time is never mistaken for a different exact decimal.
+
+Times in messages are printed exactly (12 significant digits, more when needed). Zero-length
+intervals (zero-cost tasks) never overlap anything. A start or finish that is
+not a finite number (NaN, inf, None) is a violation.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import os
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -31,26 +47,46 @@ from exactsched.errors import ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
-__all__ = ["validate", "assert_valid", "RELATIVE_TOLERANCE"]
+__all__ = ["validate", "assert_valid", "RELATIVE_TOLERANCE", "EXACT_DIGITS"]
 
 RELATIVE_TOLERANCE = 1e-9
+"""Slack of a comparison that reads a number which is not an exact decimal."""
+
+EXACT_DIGITS = 15
+"""Significant digits up to which a number is read as an exact decimal."""
+
+_MAX_PLACES = 60  # decimals beyond this many places are compared in floating point
 
 
-def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) -> list[str]:
+def validate(
+    problem: Problem | Mapping[str, Any] | str | os.PathLike[str],
+    schedule: Schedule | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    tol: float | None = None,
+) -> list[str]:
     """Every violation of the schedule rules, as readable sentences.
 
     Parameters
     ----------
-    problem : Problem
-    schedule : Schedule
+    problem : Problem, mapping or path
+        The instance (a :class:`Problem`, an instance document or a JSON file).
+    schedule : Schedule, mapping or path
+        The schedule (a :class:`Schedule`, an ``exactsched/schedule@1``
+        document, e.g. ``Result.to_json()``, or a JSON file).
     tol : float, optional
-        Absolute slack for time comparisons; default
-        ``1e-9 * max(1, largest |time|)``.
+        An absolute slack for every time comparison, in floating point,
+        instead of the exact and relative comparisons described in the module
+        docstring (``tol=0.0``: plain floating-point comparisons).
 
     Returns
     -------
     list of str
         Empty when the schedule is valid.
+
+    Raises
+    ------
+    InstanceError, ScheduleError
+        When ``problem`` or ``schedule`` is a document or file that cannot be read.
 
     Examples
     --------
@@ -64,23 +100,24 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
     ...     print(violation)  # doctest: +NORMALIZE_WHITESPACE
     edge t0 -> t1: t1 starts at 4 on p1 but the data arrive at 5
     (t0 finishes at 2 on p0, communication 3)
+    >>> validate(p, ok.to_json()) == validate(p, ok)   # a schedule document
+    True
     """
+    problem = _as_problem(problem)
+    schedule = _as_schedule(schedule)
     problems: list[str] = []
     ids = problem.task_ids
-    known = set(ids)
+    n = problem.n_tasks
+    known = problem.task_index
     for task in schedule:
         if task not in known:
             problems.append(f"task {task}: not in the instance")
-    placed = {}
-    times = [
-        abs(float(v))
-        for pl in schedule.values()
-        for v in (pl.start, pl.finish)
-        if _is_time(v) and math.isfinite(v)
-    ]
-    if tol is None:
-        tol = RELATIVE_TOLERANCE * max([1.0, *times])
 
+    # Per task: processor, start, finish as given, cost there; ``ok`` once placed legally.
+    proc = np.full(n, -1, dtype=np.int64)
+    start = np.zeros(n)
+    finish = np.zeros(n)
+    rows: list[tuple[int, str, Any, Any]] = []
     for i, task in enumerate(ids):
         if task not in schedule:
             problems.append(f"task {task}: not scheduled")
@@ -100,71 +137,292 @@ def validate(problem: Problem, schedule: Schedule, *, tol: float | None = None) 
                 f"task {task}: {k} {getattr(pl, k)!r} is not a finite number" for k in bad
             )
             continue
-        if pl.start < -tol:
-            problems.append(f"task {task}: starts at {_t(pl.start)} < 0")
-        cost = float(problem.cost[i, p])
-        if abs(pl.finish - (pl.start + cost)) > tol:
-            problems.append(
-                f"task {task}: finish {_t(pl.finish)} is not start {_t(pl.start)} "
-                f"+ cost {_t(cost)} on {pl.processor}"
-            )
-        placed[i] = (p, float(pl.start), float(pl.start) + cost)
+        proc[i], start[i], finish[i] = p, float(pl.start), float(pl.finish)
+        rows.append((i, task, pl.start, pl.finish))
+    ok = proc >= 0
+    cost = np.zeros(n)
+    cost[ok] = problem.cost[ok.nonzero()[0], proc[ok]]
+    end = start + cost  # the finish every later rule reads (start + cost, as the rules say)
 
-    # Rule 1: no overlap on a processor. Sorting by (start, finish) puts zero-length
-    # tasks first, so comparing each task with the latest finish so far is enough.
-    lanes: dict[int, list[tuple[float, float, int]]] = {}
-    for i, (p, s, f) in placed.items():
-        lanes.setdefault(p, []).append((s, f, i))
-    for p, lane in lanes.items():
-        lane.sort()
-        busy_until, holder = float("-inf"), -1
-        for s, f, i in lane:
-            if s < busy_until - tol and f > s:
-                problems.append(
-                    f"processor {problem.proc_ids[p]}: {ids[holder]} [{_t(placed[holder][1])}, "
-                    f"{_t(busy_until)}) overlaps {ids[i]} [{_t(s)}, {_t(f)})"
-                )
-            if f > busy_until:
-                busy_until, holder = f, i
+    num = _Numbers(problem, proc, start, finish, cost, ok, tol)
+    negative = start < (-tol if tol is not None else 0.0)  # exact or not: any start below 0
+    wrong = num.finish_violations()
+    for i, task, s, f in rows:
+        if negative[i]:
+            problems.append(f"task {task}: starts at {_t(s)} < 0")
+        if wrong[i]:
+            problems.append(
+                f"task {task}: finish {_t(f)} is not start {_t(s)} "
+                f"+ cost {_t(cost[i])} on {problem.proc_ids[proc[i]]}"
+            )
 
-    # Rules 2 and 3: edges wait for data, order pairs for the finish.
-    n_edges = len(problem.edge_src)
-    for e in range(n_edges):
-        a, b = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        if a not in placed or b not in placed:
-            continue
-        pa, _, fa = placed[a]
-        pb, sb, _ = placed[b]
-        delay = 0.0
-        if pa != pb:
-            hop = float(problem.hops[pa, pb])
-            delay = hop * (problem.latency + float(problem.edge_data[e]) / problem.bandwidth)
-        if sb < fa + delay - tol:
+    # Rule 1: no overlap on a processor. Sorting by (start, end) puts zero-length tasks
+    # first, so comparing each task with the latest end so far is enough.
+    placed = np.flatnonzero(ok)
+    first_seen = {}
+    for i in placed.tolist():
+        first_seen.setdefault(int(proc[i]), len(first_seen))
+    rank = np.array([first_seen.get(int(p), 0) for p in proc.tolist()], dtype=np.int64)
+    by_lane = placed[np.lexsort((end[placed], start[placed], rank[placed]))].tolist()
+    lane, holder = -1, -1
+    for i in by_lane:
+        if rank[i] != lane:
+            lane, holder = rank[i], -1
+        if holder >= 0 and num.positive(i) and num.less_end(i, holder):
             problems.append(
-                f"edge {ids[a]} -> {ids[b]}: {ids[b]} starts at {_t(sb)} on "
-                f"{problem.proc_ids[pb]} but the data arrive at {_t(fa + delay)} "
-                f"({ids[a]} finishes at {_t(fa)} on {problem.proc_ids[pa]}, "
-                f"communication {_t(delay)})"
+                f"processor {problem.proc_ids[proc[i]]}: {ids[holder]} [{_t(start[holder])}, "
+                f"{_t(end[holder])}) overlaps {ids[i]} [{_t(start[i])}, {_t(end[i])})"
             )
-    for a, b in zip(problem.order_src.tolist(), problem.order_dst.tolist(), strict=True):
-        if a in placed and b in placed and placed[b][1] < placed[a][2] - tol:
-            problems.append(
-                f"order {ids[a]} -> {ids[b]}: {ids[b]} starts at {_t(placed[b][1])} before "
-                f"{ids[a]} finishes at {_t(placed[a][2])}"
-            )
+        if holder < 0 or num.later_end(i, holder):
+            holder = i
+
+    # Rule 2: edges wait for their data.
+    src, dst = problem.edge_src.astype(np.int64), problem.edge_dst.astype(np.int64)
+    both = ok[src] & ok[dst]
+    late = num.edge_violations(src, dst, both)
+    for e in np.flatnonzero(late).tolist():
+        a, b = int(src[e]), int(dst[e])
+        delay = num.delay_float(e)
+        problems.append(
+            f"edge {ids[a]} -> {ids[b]}: {ids[b]} starts at {_t(start[b])} on "
+            f"{problem.proc_ids[proc[b]]} but the data arrive at {_t(end[a] + delay)} "
+            f"({ids[a]} finishes at {_t(end[a])} on {problem.proc_ids[proc[a]]}, "
+            f"communication {_t(delay)})"
+        )
+
+    # Rule 3: order pairs wait for the finish.
+    osrc, odst = problem.order_src.astype(np.int64), problem.order_dst.astype(np.int64)
+    keep = ok[osrc] & ok[odst]
+    early = np.zeros(len(osrc), dtype=bool)
+    early[keep] = num.less_vec(osrc[keep], odst[keep])
+    for k in np.flatnonzero(early).tolist():
+        a, b = int(osrc[k]), int(odst[k])
+        problems.append(
+            f"order {ids[a]} -> {ids[b]}: {ids[b]} starts at {_t(start[b])} before "
+            f"{ids[a]} finishes at {_t(end[a])}"
+        )
 
     # Rule 4: isolation pairs never overlap in time, on any processors.
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
-        if a not in placed or b not in placed:
-            continue
-        _, sa, fa = placed[a]
-        _, sb, fb = placed[b]
-        if min(fa, fb) - max(sa, sb) > tol and fa > sa and fb > sb:
+        if ok[a] and ok[b] and num.positive(a) and num.positive(b) and num.overlap(a, b):
             problems.append(
-                f"isolation {ids[a]} / {ids[b]}: [{_t(sa)}, {_t(fa)}) and "
-                f"[{_t(sb)}, {_t(fb)}) overlap in time"
+                f"isolation {ids[a]} / {ids[b]}: [{_t(start[a])}, {_t(end[a])}) and "
+                f"[{_t(start[b])}, {_t(end[b])}) overlap in time"
             )
     return problems
+
+
+class _Numbers:
+    """The times and data of one check, in floating point and, where exact, scaled integers.
+
+    ``s``, ``e`` (start and start + cost) and ``f`` (finish as given) are object
+    arrays of Python integers, all scaled by ``scale = 10**places``; ``ex_s``,
+    ``ex_e`` and ``ex_f`` say where they are exact. Comparisons use them when
+    every number read is exact, else the floats with the relative slack.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        proc: np.ndarray,
+        start: np.ndarray,
+        finish: np.ndarray,
+        cost: np.ndarray,
+        ok: np.ndarray,
+        tol: float | None,
+    ) -> None:
+        self.problem, self.proc, self.tol = problem, proc, tol
+        self.start, self.finish, self.cost = start, finish, cost
+        self.end = start + cost
+        src, dst = problem.edge_src.astype(np.int64), problem.edge_dst.astype(np.int64)
+        hop = np.zeros(len(src))
+        both = ok[src] & ok[dst]
+        hop[both] = problem.hops[proc[src[both]], proc[dst[both]]]
+        self.hop = hop
+        self.lat, self.bw = float(problem.latency), float(problem.bandwidth)
+        self.data = problem.edge_data.astype(float)
+        if tol is not None:  # floating point throughout: nothing is exact
+            self.ex_s = self.ex_f = self.ex_e = np.zeros(len(start), dtype=bool)
+            self.ex_edge = np.zeros(len(src), dtype=bool)
+            self.s = self.f = self.e = np.zeros(len(start), dtype=object)
+            return
+        groups = [start, finish, cost, hop, self.data, np.array([self.lat, self.bw])]
+        exact = [_exact_places(g) for g in groups]
+        used = [
+            places[mask & live]
+            for (mask, places), live in zip(
+                exact,
+                [ok, ok, ok, both, both, np.ones(2, dtype=bool)],
+                strict=True,
+            )
+        ]
+        self.places = max((int(u.max()) for u in used if len(u)), default=0)
+        scaled = [
+            _scaled(g, mask, self.places) for g, (mask, _) in zip(groups, exact, strict=True)
+        ]
+        (mask_s, mask_f, mask_c, mask_h, mask_d, mask_n) = (m for m, _ in exact)
+        self.s, self.f = scaled[0], scaled[1]
+        self.ex_s, self.ex_f = mask_s & ok, mask_f & ok
+        self.ex_e = self.ex_s & mask_c
+        self.e = np.zeros(len(start), dtype=object)
+        self.e[self.ex_e] = scaled[0][self.ex_e] + scaled[2][self.ex_e]
+        self.h, self.d = scaled[3], scaled[4]
+        self.l_, self.b_ = scaled[5][0], scaled[5][1]
+        self.ex_net = bool(mask_n.all())
+        self.ex_edge = both & mask_h & mask_d & self.ex_net & self.ex_e[src] & self.ex_s[dst]
+
+    # ---- scalar comparisons ------------------------------------------------------------
+
+    def slack(self, x: float, y: float) -> float:
+        if self.tol is not None:
+            return self.tol
+        return RELATIVE_TOLERANCE * max(abs(x), abs(y))
+
+    def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
+        """``x < y`` beyond the slack (exactly when ``exact``)."""
+        if exact:
+            return bool(xe < ye)
+        return x < y - self.slack(x, y)
+
+    def finish_violations(self) -> np.ndarray:
+        """Placed tasks whose finish is not their start plus their cost."""
+        exact = self.ex_f & self.ex_e
+        out = np.zeros(len(self.start), dtype=bool)
+        out[exact] = self.f[exact] != self.e[exact]
+        loose = ~exact & (self.proc >= 0)
+        f, e = self.finish[loose], self.end[loose]
+        out[loose] = np.abs(f - e) > self._slack_vec(f, e)
+        return out
+
+    def positive(self, i: int) -> bool:
+        """Whether task ``i`` has a positive length (zero-length tasks overlap nothing)."""
+        return bool(self.cost[i] > 0)
+
+    def less_end(self, i: int, holder: int) -> bool:
+        """Whether ``i`` starts before ``holder`` ends."""
+        exact = self.ex_s[i] and self.ex_e[holder]
+        return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact)
+
+    def later_end(self, i: int, holder: int) -> bool:
+        """Whether ``i`` ends after ``holder`` (which end holds the lane; no slack)."""
+        if self.ex_e[i] and self.ex_e[holder]:
+            return bool(self.e[i] > self.e[holder])
+        return bool(self.end[i] > self.end[holder])
+
+    def overlap(self, a: int, b: int) -> bool:
+        """Whether the intervals of ``a`` and ``b`` overlap in time."""
+        return self.less_end(a, b) and self.less_end(b, a)
+
+    # ---- vectorised comparisons ----------------------------------------------------------
+
+    def less_vec(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``start[b] < end[a]`` beyond the slack, for index arrays ``a`` and ``b``."""
+        exact = self.ex_e[a] & self.ex_s[b]
+        out = np.zeros(len(a), dtype=bool)
+        out[exact] = self.s[b[exact]] < self.e[a[exact]]
+        loose = ~exact
+        x, y = self.start[b[loose]], self.end[a[loose]]
+        out[loose] = x < y - self._slack_vec(x, y)
+        return out
+
+    def delay_float(self, e: int) -> float:
+        if self.hop[e] == 0:
+            return 0.0
+        return float(self.hop[e] * (self.lat + self.data[e] / self.bw))
+
+    def edge_violations(self, src: np.ndarray, dst: np.ndarray, both: np.ndarray) -> np.ndarray:
+        """Edges whose destination starts before the data arrive."""
+        out = np.zeros(len(src), dtype=bool)
+        exact = self.ex_edge
+        if exact.any():
+            # start_b >= end_a + hop (lat + data / bw), everything scaled by D = 10**places:
+            # (s'_b - e'_a) * D * bw' >= hop' * (lat' * bw' + data' * D).
+            scale = 10**self.places
+            a, b = src[exact], dst[exact]
+            lhs = (self.s[b] - self.e[a]) * (scale * self.b_)
+            rhs = self.h[exact] * (self.l_ * self.b_ + self.d[exact] * scale)
+            out[exact] = lhs < rhs
+        loose = both & ~exact
+        if loose.any():
+            a, b = src[loose], dst[loose]
+            hop = self.hop[loose]
+            delay = np.where(hop == 0, 0.0, hop * (self.lat + self.data[loose] / self.bw))
+            x, y = self.start[b], self.end[a] + delay
+            out[loose] = x < y - self._slack_vec(x, y)
+        return out
+
+    def _slack_vec(self, x: np.ndarray, y: np.ndarray) -> np.ndarray | float:
+        if self.tol is not None:
+            return self.tol
+        return RELATIVE_TOLERANCE * np.maximum(np.abs(x), np.abs(y))
+
+
+def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which values are exact decimals, and their decimal places (0 for integers).
+
+    Examples
+    --------
+    >>> mask, places = _exact_places(np.array([3.0, 2.5, 0.1 + 0.2, 1e-7, 1e17, 1e17 + 16]))
+    >>> mask.tolist(), places.tolist()
+    ([True, True, False, True, True, False], [0, 1, 0, 7, 0, 0])
+    """
+    v = np.asarray(values, dtype=float)
+    mask = np.isfinite(v)
+    places = np.zeros(len(v), dtype=np.int64)
+    # Integers below 2**53 are exact (so are their sums there); others by their digits.
+    small_whole = mask & (np.abs(np.where(mask, v, 0.0)) < 2.0**53)
+    small_whole &= v == np.floor(np.where(small_whole, v, 0.0))
+    for k in np.flatnonzero(mask & ~small_whole).tolist():
+        text = repr(float(v[k]))
+        mantissa, _, exponent = text.partition("e")
+        digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
+        decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
+        if len(digits) > EXACT_DIGITS or decimals > _MAX_PLACES:
+            mask[k] = False
+        else:
+            places[k] = max(decimals, 0)
+    return mask, places
+
+
+def _scaled(values: np.ndarray, mask: np.ndarray, places: int) -> np.ndarray:
+    """``values * 10**places`` as exact Python integers where ``mask`` (0 elsewhere)."""
+    out = np.zeros(len(values), dtype=object)
+    scale = 10**places
+    v = np.asarray(values, dtype=float)
+    # Integers below 2**53 are the decimals they print as; larger ones go through repr.
+    whole = mask & (np.abs(np.where(mask, v, 0.0)) < 2.0**53)
+    whole &= v == np.floor(np.where(whole, v, 0.0))
+    if whole.any():
+        out[whole] = np.array([int(x) * scale for x in v[whole].tolist()], dtype=object)
+    rest = mask & ~whole
+    for k in np.flatnonzero(rest).tolist():
+        out[k] = int(Fraction(repr(float(v[k]))) * scale)
+    return out
+
+
+def _as_problem(problem: Any) -> Problem:
+    if isinstance(problem, Problem):
+        return problem
+    from exactsched.instance import load_instance
+
+    return load_instance(problem)
+
+
+def _as_schedule(schedule: Any) -> Schedule:
+    if isinstance(schedule, Schedule):
+        return schedule
+    if isinstance(schedule, Mapping):
+        if "format" in schedule or "tasks" in schedule:
+            return Schedule.from_json(schedule)
+        raise ScheduleError("schedule: expected a Schedule, a schedule document or a file path")
+    if isinstance(schedule, str | os.PathLike):
+        from exactsched.schedule import load_schedule
+
+        return load_schedule(schedule)
+    raise ScheduleError(
+        f"schedule: expected a Schedule, a schedule document or a file path, "
+        f"got {type(schedule).__name__}"
+    )
 
 
 def assert_valid(problem: Problem, schedule: Schedule) -> None:
@@ -183,5 +441,15 @@ def _is_finite_time(value: object) -> bool:
 
 
 def _t(value: float) -> str:
-    # 12 significant digits: enough to show a difference larger than the tolerance.
-    return f"{value:.12g}"
+    """12 significant digits, or as many as it takes to show the value exactly.
+
+    Examples
+    --------
+    >>> _t(2.5), _t(1e12 + 1), _t(2.300000000001), _t(0.1 + 0.2)
+    ('2.5', '1000000000001', '2.300000000001', '0.30000000000000004')
+    """
+    for digits in (12, 15, 17):
+        text = f"{float(value):.{digits}g}"
+        if float(text) == float(value):
+            break
+    return text

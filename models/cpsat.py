@@ -48,7 +48,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -57,7 +57,7 @@ from exactsched.bounds import critical_path_bound, load_bound
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import HeuristicName, register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
@@ -649,16 +649,16 @@ def cpsat(
     callback: Callable[[float, float, float], Any] | None = None,
     resolution: float | None = None,
     hint: bool = True,
-    horizon: str = "heuristic",
+    horizon: Literal["heuristic", "sum"] = "heuristic",
     bounds: bool = True,
     load: bool = True,
     symmetry: bool = True,
     pooling: bool = True,
-    comm: str = "levels",
-    path_cuts: bool | str = "auto",
+    comm: Literal["levels", "dest", "pairs"] = "levels",
+    path_cuts: bool | Literal["auto"] = "auto",
     lb_search: bool = True,
-    relocate: int | str = "auto",
-    hint_heuristics: Sequence[str] = DEFAULT_HINT_HEURISTICS,
+    relocate: int | Literal["auto"] = "auto",
+    hint_heuristics: Sequence[HeuristicName] = DEFAULT_HINT_HEURISTICS,
     parameters: Mapping[str, Any] | None = None,
 ) -> Result:
     """Solve ``problem`` with a CP-SAT model; optimal when proven.

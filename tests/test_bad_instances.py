@@ -55,6 +55,12 @@ EXPECTED: dict[str, str] = {
     "cost_nan": r"tasks\[0\]\.cost: number must be finite, got nan",
     "cost_negative": r"tasks\[0\]\.cost: negative number -3 \(task 'a'\)$",
     "cost_null": r"tasks\[0\]\.cost: expected a number, an object .* or a list, got null",
+    "cost_sum_overflow": r"tasks\[3\]\.cost: the costs up to task 'd' add up to more than the "
+    r"largest float \(1\.8e308\); scale the costs down$",
+    "edge_delay_overflow": r"edges\[0\]: communication delays add up, with the costs, to more",
+    "id_lone_surrogate": r"tasks\[3\]\.id: not valid Unicode text \(a lone surrogate \\udc00 at "
+    r"position 1\)$",
+    "nul_bytes": r".*nul_bytes\.json: cannot read file: not a JSON text file \(it contains NUL",
     "cost_string": r"tasks\[0\]\.cost: expected a number, .* got \"10\"",
     "cost_true": r"tasks\[0\]\.cost: expected a number, .* got true",
     "cost_type_missing": r"tasks\[1\]\.cost: no cost for processor type 'gpu' \(type of "
@@ -185,7 +191,9 @@ def test_bad_instance_raises_instance_error(path):
     assert info.value.__cause__ is None or isinstance(info.value.__cause__, ValueError)
 
 
-@pytest.mark.parametrize("name", ["cycle_edges", "invalid_json_truncated", "cost_nan"])
+@pytest.mark.parametrize(
+    "name", ["cycle_edges", "invalid_json_truncated", "cost_nan", "id_lone_surrogate"]
+)
 def test_bad_instance_subprocess(name):
     proc = subprocess.run(
         [sys.executable, "-m", "exactsched", "validate", str(CORPUS / f"{name}.json")],

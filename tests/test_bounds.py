@@ -186,3 +186,28 @@ def test_bounds_on_each_topology(topology: str) -> None:
     opt = _optimum(problem)
     for name, bound in BOUNDS.items():
         assert bound(problem) <= opt, name
+
+
+def test_bounds_are_computed_once_per_problem(monkeypatch):
+    import exactsched.bounds as bounds_module
+    from exactsched import solve
+
+    problem = Problem.from_lists([[2, 4], [3, 1], [5, 5]], [(0, 1, 9), (1, 2, 9)])
+    calls = []
+    original = bounds_module._lower_bounds
+
+    def counting(p):
+        calls.append(p)
+        return original(p)
+
+    monkeypatch.setattr(bounds_module, "_lower_bounds", counting)
+    first = solve(problem, "heft")
+    again = solve(problem, "peft")
+    assert len(calls) == 1
+    assert first.lower_bound == again.lower_bound == bounds_module.lower_bound(problem)
+    # The cached dictionary cannot be changed through the public function.
+    bounds_module.lower_bounds(problem)["load"] = -1.0
+    assert bounds_module.lower_bounds(problem)["load"] == 4.0
+    # A problem read again from its document starts with an empty cache.
+    bounds_module.lower_bound(Problem.from_json(problem.to_json()))
+    assert len(calls) == 2

@@ -137,3 +137,186 @@ def test_subprocess_entry_point():
         check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# ---- issue 8: every bad input exits 2 with one line, never a traceback ---------------------
+
+TINY = {
+    "format": "exactsched/instance@1",
+    "platform": {"processors": [{"id": "p"}, {"id": "q"}]},
+    "tasks": [{"id": "a", "cost": 2}, {"id": "b", "cost": 3}],
+    "edges": [{"src": "a", "dst": "b", "data": 1}],
+}
+
+
+def write(tmp_path, name, document):
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document))
+    return str(path)
+
+
+def fails_one_line(capsys, argv, message, json_flag=True):
+    """Exit 2, one line on stderr holding ``message``, nothing on stdout; also with --json."""
+    runs = [argv, [*argv, "--json"]] if json_flag else [argv]
+    for args in runs:
+        try:
+            status = main(args)
+        except SystemExit as exc:  # argparse: usage errors
+            status = exc.code
+        out, err = capsys.readouterr()
+        assert status == 2, (args, out, err)
+        assert out == "", out
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert message in err, err
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--seed", "-1"], "argument --seed: expected an integer from 0 to 2147483647, got '-1'"),
+        (["--seed", "2147483648"], "argument --seed: expected an integer from 0 to 2147483647"),
+        (["-w", "100000"], "argument --workers/-w: expected an integer from 1 to 256"),
+        (["-w", "0"], "argument --workers/-w: expected an integer from 1 to 256"),
+        (["-t", "nan"], "argument --time-limit/-t: expected a finite number of seconds >= 0"),
+        (["-t", "-1"], "argument --time-limit/-t: expected a finite number of seconds >= 0"),
+        (["-t", "inf"], "argument --time-limit/-t: expected a finite number of seconds >= 0"),
+    ],
+)
+def test_common_arguments_are_checked(capsys, flags, message):
+    fails_one_line(capsys, ["solve", EXAMPLE, *flags], message)
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (
+            "time_limit=5",
+            "option time_limit: a common argument, not a method option; use --time-limit",
+        ),
+        ("seed=3", "option seed: a common argument, not a method option; use --seed"),
+        ("workers=2", "option workers: a common argument, not a method option; use --workers"),
+        ("method=heft", "option method: a common argument, not a method option; use --method"),
+        ("problem=x", "option problem: a common argument, not a method option"),
+        ("check=false", "option check: a common argument, not a method option"),
+        ("callback=1", "option callback: holds a Python object; not settable from the CLI"),
+        ("parameters=5", "option parameters: expected a mapping or none, got 5"),
+        ("relocate=-1", "option relocate: expected an integer >= 0 or 'auto', got -1"),
+        ("relocate=2.5", "option relocate: expected an integer >= 0 or 'auto', got 2.5"),
+        ("path_cuts=maybe", "option path_cuts: expected true, false or 'auto', got 'maybe'"),
+        ("hint_heuristics=nosuch", "option hint_heuristics: expected a list of registered heur"),
+        ("comm=wires", "option comm: expected 'levels', 'dest' or 'pairs', got 'wires'"),
+        ("relative_gap=nan", "option relative_gap: expected a finite number >= 0, got 'nan'"),
+        ("log=1", "option log: expected true or false, got 1"),
+    ],
+)
+def test_cpsat_options_are_typed(capsys, option, message):
+    fails_one_line(capsys, ["solve", EXAMPLE, "-o", option], message)
+
+
+@pytest.mark.parametrize(
+    "method, option, message",
+    [
+        ("heft", "insertion=no", "option insertion: expected true or false, got 'no'"),
+        ("heft", "ranking=nosuch", "ranking"),
+        ("heft-nc", "x=inf", "option x: expected a finite number >= 0, got 'inf'"),
+        ("bruteforce", "max_tasks=-3", "option max_tasks: expected an integer >= 0, got -3"),
+        ("milp", "relative_gap=x", "option relative_gap: expected a finite number >= 0, got 'x'"),
+    ],
+)
+def test_options_of_other_methods_are_typed(capsys, method, option, message):
+    fails_one_line(capsys, ["solve", EXAMPLE, "-m", method, "-o", option], message)
+
+
+def test_python_api_checks_options_too():
+    from exactsched import MethodError, solve
+
+    problem = load_instance(EXAMPLE)
+    with pytest.raises(MethodError, match=r"^option insertion: expected true or false, got 'no'$"):
+        solve(problem, "heft", insertion="no")
+    with pytest.raises(MethodError, match=r"^seed: expected an integer from 0 to 2147483647"):
+        solve(problem, "heft", seed=-1)
+    with pytest.raises(MethodError, match=r"^time_limit: expected a finite number"):
+        solve(problem, "cpsat", time_limit=float("nan"))
+    with pytest.raises(MethodError, match=r"^option hint_heuristics: expected a list"):
+        solve(problem, "cpsat", hint_heuristics=["nosuch"])
+    # A path and a document work as well as a Problem.
+    assert solve(EXAMPLE, "heft").makespan == 80
+    assert solve(problem.to_json(), "heft").makespan == 80
+
+
+def test_hint_heuristics_takes_a_comma_list(capsys):
+    status, out, _ = run(
+        capsys, "solve", EXAMPLE, "-o", "hint_heuristics=heft,peft", "-w", "1", "--json"
+    )
+    assert status == 0 and json.loads(out)["status"] == "optimal"
+
+
+def test_output_into_a_missing_folder_is_refused_before_solving(capsys, tmp_path):
+    target = str(tmp_path / "missing" / "out.json")
+    fails_one_line(capsys, ["solve", EXAMPLE, "-m", "heft", "--output", target], "does not exist")
+    fails_one_line(
+        capsys, ["solve", EXAMPLE, "-m", "heft", "--output", str(tmp_path)], "is a folder"
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("json_flag", [False, True])
+def test_output_on_a_full_disk_still_prints_the_result(capsys, json_flag):
+    argv = ["solve", EXAMPLE, "-m", "heft", "--output", "/dev/full"]
+    status, out, err = run(capsys, *argv, *(["--json"] if json_flag else []))
+    assert status == 2
+    assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    if json_flag:
+        assert json.loads(out)["makespan"] == 80
+    else:
+        assert "makespan    80" in out
+
+
+def test_lone_surrogate_in_a_task_id(capsys, tmp_path):
+    path = write(tmp_path, "s.json", json.dumps(TINY).replace('"id": "a"', '"id": "a\\ud800"'))
+    message = "tasks[0].id: not valid Unicode text (a lone surrogate \\ud800 at position 1)"
+    fails_one_line(capsys, ["info", path], message)
+    fails_one_line(capsys, ["solve", path, "-m", "heft"], message)
+
+
+def test_costs_beyond_the_float_range(capsys, tmp_path):
+    doc = {**TINY, "tasks": [{"id": "a", "cost": 1e308}, {"id": "b", "cost": 1e308}]}
+    path = write(tmp_path, "big.json", doc)
+    message = "tasks[1].cost: the costs up to task 'b' add up to more than the largest float"
+    fails_one_line(capsys, ["info", path], message)
+    # One such cost is fine: info reports it.
+    doc = {**TINY, "tasks": [{"id": "a", "cost": 1e308}, {"id": "b", "cost": 1e300}]}
+    status, out, _ = run(capsys, "info", write(tmp_path, "one.json", doc), "--json")
+    info = json.loads(out)
+    assert status == 0 and info["lower_bound"] >= 1e308 and info["ccr"] == 0.0
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_info_dev_zero(capsys):
+    fails_one_line(capsys, ["info", "/dev/zero"], "/dev/zero: cannot read file: not a JSON text")
+
+
+def test_solver_log_stays_off_stdout(capfd):
+    # HiGHS prints its log from C on descriptor 1: --json output must stay one document.
+    status = main(["solve", EXAMPLE, "-m", "milp", "-o", "log=true", "--json", "-w", "1"])
+    out, err = capfd.readouterr()
+    assert status == 0
+    assert json.loads(out)["status"] == "optimal"
+    assert "HiGHS" in err or "MIP" in err
+
+
+def test_solve_help_shows_the_default_time_limit(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default 60)" in out
+
+
+def test_methods_json_says_what_each_option_accepts(capsys):
+    status, out, _ = run(capsys, "methods", "--json")
+    methods = {m["name"]: m for m in json.loads(out)}
+    accepts = methods["cpsat"]["accepts"]
+    assert accepts["path_cuts"] == "true, false or 'auto'"
+    assert accepts["relocate"] == "an integer >= 0 or 'auto'"
+    assert "time_limit" not in accepts and "seed" not in accepts
+    assert methods["heft"]["accepts"]["insertion"] == "true or false"

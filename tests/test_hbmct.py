@@ -213,3 +213,37 @@ def test_initial_option():
         hbmct(p, initial="random")
     with pytest.raises(MethodError, match="initial"):
         schedule_group(ScheduleBuilder(p), [0], initial="random")
+
+
+# ---- one-task groups (chains): the copy-free path equals the general BMCT ----------------
+
+
+@pytest.mark.parametrize("initial", ["met", "eft"])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_task_groups_match_the_general_bmct(seed, initial):
+    from exactsched.generators import TOPOLOGIES
+    from heuristics.hbmct import _bmct, _bmct_one, _finish_per_processor
+
+    problem = random_instance(
+        12, 4, topology=TOPOLOGIES[seed % len(TOPOLOGIES)], n_isolation=2,
+        affinity=0.3 * (seed % 2), seed=seed,
+    )  # fmt: skip
+    fast = ScheduleBuilder(problem)
+    slow = ScheduleBuilder(problem)
+    ft = np.zeros(problem.n_processors)
+    for task in problem.topological_order.tolist():
+        fast = _bmct_one(fast, task, initial, ft)
+        slow = _bmct(slow, np.array([task]), initial, _finish_per_processor(slow))
+        assert np.array_equal(ft, _finish_per_processor(fast))
+    assert fast.to_schedule() == slow.to_schedule()
+
+
+def test_long_chain_is_valid():
+    # A chain: every rank group is one task (the case that used to be quadratic; timed in
+    # benchmarks/hbmct_chain.py, not here).
+    problem = Problem.from_lists(
+        [[1 + (3 * i) % 7, 1 + (5 * i) % 4, 2] for i in range(400)],
+        [(i, i + 1, 2) for i in range(399)],
+    )
+    for initial in ("met", "eft"):
+        assert validate(problem, hbmct(problem, initial=initial)) == []

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from exactsched import Placement, Problem, Schedule, ScheduleError, assert_valid, validate
 from exactsched.generators import TOPOLOGIES, random_instance
-from exactsched.validate import RELATIVE_TOLERANCE
 
 
 def sched(**placements: tuple[str, float, float]) -> Schedule:
@@ -270,9 +269,8 @@ def test_communication_on_every_topology(
 # ---- tolerance ---------------------------------------------------------------------
 
 
-def test_tolerance_with_non_integer_data():
-    # 0.1 + 0.2 != 0.3 in floating point: the slack absorbs it.
-    problem = _pair({"topology": "fully-connected"}, 2, data=0.2, latency=0.1)
+def test_float_artefacts_get_a_relative_slack():
+    # 0.1 + 0.2 != 0.3 in floating point: times with 17 digits get the slack.
     problem_cost = problem_of(
         [{"id": "a", "cost": 0.1}, {"id": "b", "cost": 0.2}], procs("p"),
         edges=[{"src": "a", "dst": "b"}],
@@ -281,37 +279,51 @@ def test_tolerance_with_non_integer_data():
     assert (
         validate(problem_cost, sched(a=("p", 0.2, 0.30000000000000004), b=("p", 0.3, 0.5))) == []
     )
-    # Data arrive at 1 + 0.1 + 0.2 = 1.3000000000000003.
+    # Starts with 16 digits (float artefacts) just below the arrival 0.3: 1e-10 early is
+    # inside the slack of the pair (1e-9 x 0.3), 1e-9 early is not.
+    a = ("p", 0.2, 0.30000000000000004)
+    inside, outside = 0.2999999999000001, 0.2999999990000001
+    assert validate(problem_cost, sched(a=a, b=("p", inside, inside + 0.2))) == []
+    violations = validate(problem_cost, sched(a=a, b=("p", outside, outside + 0.2)))
+    assert any(v.startswith("edge a -> b") for v in violations)
+
+
+def test_exact_decimals_are_compared_exactly():
+    problem = _pair({"topology": "fully-connected"}, 2, data=0.2, latency=0.1)
+    # Data arrive at 1 + 0.1 + 0.2 = 1.3 exactly (in decimals).
     assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3, 2.3))) == []
-    # Times up to 2.3: tol = 2.3e-9.
-    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3 - 2e-9, 2.3 - 2e-9))) == []
-    assert validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3 - 3e-9, 2.3 - 3e-9))) != []
-    # Just inside and just outside the slack (times below 1: tol = 1e-9).
-    inside, outside = 0.1 - 0.9e-9, 0.1 - 1.1e-9
-    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", inside, inside + 0.2))) == []
-    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", outside, outside + 0.2))) == [
-        "processor p: a [0, 0.1) overlaps b [0.0999999989, 0.2999999989)",
-        "edge a -> b: b starts at 0.0999999989 on p but the data arrive at 0.1 "
-        "(a finishes at 0.1 on p, communication 0)",
-    ]
-    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", 0.1, 0.3 + 0.5e-9))) == []
-    assert validate(problem_cost, sched(a=("p", 0, 0.1), b=("p", 0.1, 0.3 + 2e-9))) != []
+    # 2e-9 early is a violation: no slack for exact decimals, however small the gap.
+    one(
+        validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3 - 2e-9, 2.3 - 2e-9))),
+        r"edge a -> b: b starts at 1.299999998 on p1 but the data arrive at 1.3 .*",
+    )
+    one(
+        validate(problem, sched(a=("p0", 0, 1), b=("p1", 1.3, 2.3 + 1e-12))),
+        r"task b: finish 2.300000000001 is not start 1.3 \+ cost 1 on p1",
+    )
 
 
-def test_tolerance_scales_with_the_largest_time():
+def test_slack_is_relative_to_the_quantities_compared():
     problem = problem_of(
-        [{"id": "a", "cost": 1e6 / 3}, {"id": "b", "cost": 1}], procs("p"),
+        [{"id": "a", "cost": 1e6 / 3}, {"id": "b", "cost": 1}, {"id": "c", "cost": 1}],
+        procs("p", "q"),
         order=[["a", "b"]],
     )  # fmt: skip
-    finish = 1e6 / 3
-    tol = RELATIVE_TOLERANCE * (finish + 1)
-    assert tol > 1e-4
-    assert validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-4, finish + 1))) == []
-    violations = validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-3, finish + 1)))
-    assert any(v.startswith("order a -> b") for v in violations)
-    # An explicit tolerance replaces the default.
-    assert validate(problem, sched(a=("p", 0, finish), b=("p", finish - 1e-3, finish + 1)),
-                    tol=1e-2) == []  # fmt: skip
+    finish = 1e6 / 3  # 333333.3333333333: not an exact decimal
+    assert (
+        validate(problem, sched(a=("p", 0, finish), b=("p", finish, finish + 1), c=("q", 0, 1)))
+        == []
+    )
+    # 1e-4 early on times near 3.3e5: inside the slack of the pair (3.3e-4), wherever
+    # the other tasks are; 1e-3 early: outside it, even with a task at 1e9.
+    inside = sched(a=("p", 0, finish), b=("q", finish - 1e-4, finish + 1 - 1e-4), c=("q", 0, 1))
+    assert validate(problem, inside) == []
+    late_c = ("p", 1e9, 1e9 + 1)
+    early = sched(a=("p", 0, finish), b=("q", finish - 1e-3, finish - 1e-3 + 1), c=late_c)
+    violations = validate(problem, early)
+    assert any(v.startswith("order a -> b") for v in violations), violations
+    # An explicit absolute tolerance replaces exact and relative comparisons.
+    assert validate(problem, early, tol=1e-2) == []
 
 
 def test_integer_data_are_exact():
@@ -448,3 +460,141 @@ def test_agrees_with_a_naive_referee(data):
         }
     )
     assert kinds_of(validate(problem, schedule)) == naive_kinds(problem, schedule)
+
+
+# ---- exactness (issue 8) -------------------------------------------------------------
+
+ISSUE_8 = {
+    "format": "exactsched/instance@1",
+    "platform": {
+        "processors": [{"id": "a"}, {"id": "b"}, {"id": "c"}],
+        "network": {"topology": "mesh", "dims": [1, 3], "latency": 1, "bandwidth": 2},
+    },
+    "tasks": [
+        {"id": "x", "cost": 2},
+        {"id": "y", "cost": 2},
+        {"id": "z", "cost": 3},
+        {"id": "w", "cost": 1, "processors": ["a", "b"]},
+        {"id": "v", "cost": 1},
+    ],
+    "edges": [{"src": "x", "dst": "y", "data": 4}],
+    "order": [["z", "v"]],
+    "isolation": [["x", "z"]],
+}
+
+
+def test_a_far_task_does_not_hide_a_violation():
+    # Issue 8: y starts 5.5 units before its data arrive (2 hops x (1 + 4 / 2) after 2);
+    # with a slack of 1e-9 x the largest time (1e12) the old referee called it valid.
+    problem = Problem.from_json(ISSUE_8)
+    far = 1e12
+    bad = sched(
+        x=("a", 0, 2), y=("c", 2.5, 4.5), z=("b", 2, 5), w=("a", 2, 3), v=("b", far, far + 1)
+    )
+    one(
+        validate(problem, bad),
+        r"edge x -> y: y starts at 2.5 on c but the data arrive at 8 "
+        r"\(x finishes at 2 on a, communication 6\)",
+    )
+    good = sched(
+        x=("a", 0, 2), y=("c", 8, 10), z=("b", 2, 5), w=("a", 2, 3), v=("b", far, far + 1)
+    )
+    assert validate(problem, good) == []
+    # The same through a schedule document and through files.
+    assert validate(ISSUE_8, bad.to_json()) == validate(problem, bad)
+
+
+def test_documents_and_paths(tmp_path):
+    import json
+
+    problem = Problem.from_json(ISSUE_8)
+    good = sched(x=("a", 0, 2), y=("c", 8, 10), z=("b", 2, 5), w=("a", 2, 3), v=("b", 5, 6))
+    (tmp_path / "i.json").write_text(json.dumps(ISSUE_8))
+    (tmp_path / "s.json").write_text(json.dumps(good.to_json()))
+    assert validate(str(tmp_path / "i.json"), tmp_path / "s.json") == []
+    with pytest.raises(ScheduleError, match="^schedule: expected a Schedule"):
+        validate(problem, 42)
+    with pytest.raises(ScheduleError, match="^format: missing"):
+        validate(problem, {"tasks": []})
+
+
+def test_exact_on_huge_integers_and_tiny_decimals():
+    # Integer data at 1e15 (sums exact in floats up to 2**53) and decimals at 1e-7.
+    big = _pair({"topology": "fully-connected"}, 2, data=3)
+    base = 1e15
+    assert validate(big, sched(a=("p0", base, base + 1), b=("p1", base + 4, base + 5))) == []
+    assert validate(big, sched(a=("p0", base, base + 1), b=("p1", base + 3, base + 4))) != []
+    tiny = problem_of(
+        [{"id": "a", "cost": 1e-7}, {"id": "b", "cost": 3e-7}], procs("p", "q"),
+        edges=[{"src": "a", "dst": "b", "data": 2e-7}],
+    )  # fmt: skip
+    assert validate(tiny, sched(a=("p", 0, 1e-7), b=("q", 3e-7, 6e-7))) == []
+    one(
+        validate(tiny, sched(a=("p", 0, 1e-7), b=("q", 2.99e-7, 5.99e-7))),
+        r"edge a -> b: b starts at 2.99e-07 on q but the data arrive at 3e-07 .*",
+    )
+
+
+def _integral_case(data):
+    """A random integral instance and a random, often invalid, schedule of it."""
+    problem = random_instance(
+        data.draw(st.integers(2, 7)),
+        4,
+        topology=data.draw(st.sampled_from(TOPOLOGIES)),
+        n_order=data.draw(st.integers(0, 2)),
+        n_isolation=data.draw(st.integers(0, 2)),
+        latency=data.draw(st.integers(0, 2)),
+        seed=data.draw(st.integers(0, 10**6)),
+    )
+    rows = {}
+    for i, task in enumerate(problem.task_ids):
+        p = int(
+            problem.allowed_processors(i)[data.draw(st.integers(0, 10)) % problem.allowed[i].sum()]
+        )
+        s = data.draw(st.integers(0, 40))
+        rows[task] = (problem.proc_ids[p], s, s + int(problem.cost[i, p]))
+    return problem, rows
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.data())
+def test_verdict_invariant_to_shifting_times(data):
+    """Shifting every time by the same amount (any size) never changes the violations' kinds."""
+    problem, rows = _integral_case(data)
+    shift = data.draw(st.sampled_from([1, 7, 10**6, 10**12, 2**40]))
+    before = validate(problem, sched(**rows))
+    shifted = {t: (p, s + shift, f + shift) for t, (p, s, f) in rows.items()}
+    after = validate(problem, sched(**shifted))
+    assert kinds_of(after) == kinds_of(before)
+    assert len(after) == len(before)
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.data())
+def test_verdict_invariant_to_scaling(data):
+    """Scaling every number of instance and schedule by a power of ten keeps the verdict."""
+    problem, rows = _integral_case(data)
+    k = data.draw(st.sampled_from([-7, -3, -1, 1, 3]))
+    factor = 10.0**k
+
+    def scale(x):
+        return float(f"{x}e{k}")  # the decimal x * 10**k, as typed
+
+    doc = problem.to_json()
+    for task in doc["tasks"]:
+        c = task["cost"]
+        task["cost"] = [scale(v) for v in c] if isinstance(c, list) else (
+            {t: scale(v) for t, v in c.items()} if isinstance(c, dict) else scale(c)
+        )  # fmt: skip
+    for edge in doc.get("edges", []):
+        edge["data"] = scale(edge.get("data", 0))
+    net = doc["platform"].setdefault("network", {})
+    net["latency"] = scale(net.get("latency", 0))  # bandwidth unchanged: delays scale too
+    scaled = Problem.from_json(doc)
+    assert factor > 0
+    before = validate(problem, sched(**rows))
+    after = validate(
+        scaled, sched(**{t: (p, scale(s), scale(f)) for t, (p, s, f) in rows.items()})
+    )
+    assert kinds_of(after) == kinds_of(before)
+    assert len(after) == len(before)
