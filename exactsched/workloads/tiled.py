@@ -83,7 +83,9 @@ def tiled_instance(
     rates : mapping, optional
         Processor type -> peak flops per microsecond; default the preset's.
     integral : bool
-        Round times and data to integers (times to at least 1).
+        Round times to integers (at least 1) and make every communication delay an
+        integer: the edge data then hold the rounded transfer time of a tile
+        and the network bandwidth is 1 (what the exact models want).
     seed : int, Generator or None
     name : str, optional
         Default ``"{algorithm}-N{n}-b{tile_size}-{platform}"``.
@@ -136,10 +138,18 @@ def tiled_instance(
     times = flop_times(flops, {t: rates[t] for t in types}, noise=noise, seed=seed)
     data = float(tile_size * tile_size * precision)
     document = spec.document
+    bandwidth = float(spec.network.get("bandwidth", 1))
     if spec.hardware is not None and isinstance(document, Mapping) and "preset" in document:
         network = dict(document.get("network", {}))
-        network.setdefault("bandwidth", spec.hardware.bandwidth)
+        bandwidth = float(network.setdefault("bandwidth", spec.hardware.bandwidth))
         document = {**document, "network": network}
+    if integral:
+        # Integer delays for the exact models: data become transfer times (bandwidth 1).
+        data = max(1.0, round(data / bandwidth))
+        if isinstance(document, Mapping) and "preset" in document:
+            document = {**document, "network": {**document.get("network", {}), "bandwidth": 1}}
+        else:
+            document = {**document, "network": {**spec.network, "bandwidth": 1}}
 
     def num(values: np.ndarray) -> list[float | int]:
         if integral:
