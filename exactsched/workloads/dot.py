@@ -219,17 +219,21 @@ def _where(label: str, line: int | None) -> str:
     return f"{label}:{line}" if line else label
 
 
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('\\"', '"')
+    return text
+
+
 def _parse_pydot(text: str, label: str) -> tuple[str, list[Any], list[Any]]:
     """:func:`_parse` through pydot and networkx: the whole DOT language, no line numbers.
 
     Subgraphs are flattened and ports dropped; ``node [...]`` and ``edge [...]``
-    defaults are not applied (networkx does not carry them).
+    default statements are not applied.
     """
     import contextlib
     import io
     import warnings
-
-    import networkx as nx
 
     captured = io.StringIO()
     # pydot prints its parse errors; its pyparsing grammar warns of deprecations.
@@ -247,16 +251,34 @@ def _parse_pydot(text: str, label: str) -> tuple[str, list[Any], list[Any]]:
     graph = graphs[0]
     if graph.get_type() != "digraph":
         raise InstanceError(f"{label}: expected 'digraph' (only directed graphs are read)")
-    g = nx.nx_pydot.from_pydot(graph)
     name = graph.get_name().strip('"')
 
-    def attrs(values: dict[str, Any]) -> dict[str, tuple[str, int | None]]:
-        return {k: (str(v).strip('"'), None) for k, v in values.items()}
+    def clean(node_id: str) -> str:
+        return _unquote(str(node_id).split(":", 1)[0] if not node_id.startswith('"') else node_id)
 
-    nodes = [[str(n).strip('"'), attrs(a), None] for n, a in g.nodes(data=True)]
-    edges = [
-        (str(u).strip('"'), str(v).strip('"'), attrs(a), None) for u, v, a in g.edges(data=True)
-    ]
+    def attrs(values: dict[str, Any]) -> dict[str, tuple[str, int | None]]:
+        return {k: (_unquote(str(v)), None) for k, v in values.items()}
+
+    found: dict[str, list[Any]] = {}
+    edges: list[Any] = []
+
+    def walk(g: Any) -> None:  # the graph, then its subgraphs, flattened
+        for node in g.get_nodes():
+            key = clean(node.get_name())
+            if key in ("node", "edge", "graph"):
+                continue
+            entry = found.setdefault(key, [key, {}, None])
+            entry[1].update(attrs(node.get_attributes()))
+        for edge in g.get_edges():
+            src, dst = clean(edge.get_source()), clean(edge.get_destination())
+            for key in (src, dst):
+                found.setdefault(key, [key, {}, None])
+            edges.append((src, dst, attrs(edge.get_attributes()), None))
+        for sub in g.get_subgraphs():
+            walk(sub)
+
+    walk(graph)
+    nodes = list(found.values())
     return name, nodes, edges
 
 
