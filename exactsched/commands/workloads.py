@@ -85,7 +85,7 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     wts.add_argument(
         "--weights",
         choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
-        help="cost scheme (default topcuoglu for random, hoft-low for stg)",
+        help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
     )
     wts.add_argument("--beta", type=float, default=0.5, help="topcuoglu heterogeneity")
     wts.add_argument("--w-dag", type=float, default=50.0, help="topcuoglu mean cost")
@@ -249,7 +249,10 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
 
     graph = read_stg(args.input, 1, keep_dummies=not args.drop_dummies)
     arcs = list(zip(graph.edge_src.tolist(), graph.edge_dst.tolist(), strict=True))
-    weights = args.weights or "hoft-low"
+    from exactsched.workloads.platforms import resolve_platform
+
+    cpu_gpu = set(resolve_platform(args.platform).types) <= {"cpu", "gpu"}
+    weights = args.weights or ("hoft-low" if cpu_gpu else "topcuoglu")
     label = f"{Path(args.input).stem}-{weights}"
     rng = generators._rng(seed)
     return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights)

@@ -37,6 +37,7 @@ __all__ = ["FORMATS", "detect_format", "load_problem"]
 #: The input formats :func:`load_problem` reads.
 FORMATS = ("instance", "wfcommons", "stg", "dot")
 
+_ARTICLE = {"stg": "an STG", "dot": "a DOT", "wfcommons": "a WfCommons"}
 _EXTENSIONS = {".stg": "stg", ".dot": "dot", ".gv": "dot"}
 
 
@@ -122,7 +123,7 @@ def load_problem(
     kind = detect_format(path)
     if kind in ("stg", "dot", "wfcommons") and platform is None:
         raise InstanceError(
-            f"{path}: an {kind.upper() if kind != 'wfcommons' else 'WfCommons'} file has no "
+            f"{path}: {_ARTICLE[kind]} file has no "
             "platform; give one (--platform single-gpu, multi-gpu, titan, summit, a JSON "
             "file, or a shorthand such as fully-connected:4 or mesh:2x2)"
         )
