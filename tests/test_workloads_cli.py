@@ -156,3 +156,13 @@ def test_info_solve_validate_take_stg_dot_wfcommons(capsys, tmp_path):
         capsys, "info", "examples/cholesky-n4-single-gpu.json", "--platform", "summit", "--json"
     )
     assert status == 0 and json.loads(out)["processors"] == 50
+
+
+EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_are_valid_integral_instances(capsys, path):
+    status, out, err = run(capsys, "validate", path)
+    assert status == 0 and "valid instance" in out, err
+    assert load_problem(path).is_integral  # what the exact models want
