@@ -659,22 +659,42 @@ def random_workload(
         if by_type is None:
             raise MethodError("data: the low and high regimes need the CPU-GPU weight schemes")
         amounts = w.data_regime(arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng)
+        amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
     else:
         amounts = rng.uniform(0.0, 2.0, size=len(arcs))
+        if ccr is not None and arcs:
+            # Scale before building the problem (one parse): the computation of a
+            # task is its mean cost, as Problem.mean_cost computes it.
+            if by_type is not None:
+                counts = {t: spec.types.count(t) for t in types}
+                work = sum(by_type[t] * counts[t] for t in types) / len(spec.types)
+            else:
+                work = costs.mean(axis=1)
+            if integral:  # the rounded costs, so the CCR is measured on what is written
+                work = np.array([
+                    sum(c["cost"][t] * counts[t] for t in types) / len(spec.types)
+                    if by_type is not None else float(np.mean(c["cost"]))
+                    for c in tasks
+                ])  # fmt: skip
+            n_procs = len(spec.types)
+            mean_hops = float(spec.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
+            amounts = w.scaled_data(
+                amounts, work, mean_hops, ccr, ccr_definition,
+                latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
+                integral=integral,
+            )  # fmt: skip
+    values = [int(d) if integral else float(d) for d in amounts.tolist()]
     doc = {
         "format": "exactsched/instance@1",
         "name": name,
         "platform": spec.document,
         "tasks": tasks,
         "edges": [
-            {"src": ids[a], "dst": ids[b], "data": num(d) if data is not None else float(d)}
-            for (a, b), d in zip(arcs, amounts.tolist(), strict=True)
+            {"src": ids[a], "dst": ids[b], "data": d}
+            for (a, b), d in zip(arcs, values, strict=True)
         ],
     }
-    problem = Problem.from_json(doc)
-    if data is None and ccr is not None and arcs:
-        problem = w.scale_to_ccr(problem, ccr, ccr_definition, integral=integral)
-    return problem
+    return Problem.from_json(doc)
 
 
 def topcuoglu_instance(

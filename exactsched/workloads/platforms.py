@@ -38,7 +38,7 @@ class PlatformSpec(NamedTuple):
     ``document`` goes into an instance as its ``platform``; ``types`` lists the
     processor types in platform order; ``network`` is the expanded network
     object; ``hardware`` holds the peak rates of a preset, else None; ``label``
-    names the platform in file and instance names.
+    names the platform in file and instance names; ``hops`` is the hop matrix.
     """
 
     document: Any
@@ -46,6 +46,7 @@ class PlatformSpec(NamedTuple):
     network: dict[str, Any]
     hardware: Any
     label: str
+    hops: Any
 
 
 _SHORTHAND = re.compile(r"^([a-z-]+):([0-9x+]+)$")
@@ -152,4 +153,6 @@ def resolve_platform(spec: Any) -> PlatformSpec:
             "tasks": [{"id": "probe", "cost": 0}],
         }
     )
-    return PlatformSpec(document, list(probe.proc_types), dict(probe.network), hardware, label)
+    return PlatformSpec(
+        document, list(probe.proc_types), dict(probe.network), hardware, label, probe.hops
+    )

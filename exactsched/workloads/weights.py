@@ -88,6 +88,7 @@ __all__ = [
     "kernel_flops",
     "random_flop_times",
     "scale_to_ccr",
+    "scaled_data",
     "topcuoglu_times",
 ]
 
@@ -361,6 +362,59 @@ def ccr(problem: Problem, definition: str = "comm/comp") -> float:
     return mean_work / mean_comm if mean_comm > 0 else float("inf")
 
 
+def scaled_data(
+    data: np.ndarray,
+    work: np.ndarray,
+    mean_hops: float,
+    target: float,
+    definition: str = "comm/comp",
+    *,
+    latency: float = 0.0,
+    bandwidth: float = 1.0,
+    integral: bool = False,
+    decimals: int = 6,
+) -> np.ndarray:
+    """Edge data multiplied by the one factor that gives the CCR ``target``.
+
+    The arithmetic of :func:`scale_to_ccr` on arrays: ``work`` is the
+    computation of each task, ``mean_hops`` the mean hops over ordered pairs of
+    distinct processors. Data all 0 count as all 1.
+
+    Examples
+    --------
+    >>> scaled_data(np.array([1.0, 3.0]), np.array([4.0, 4.0]), 1.0, 1.0).tolist()
+    [2.0, 6.0]
+    """
+    if definition not in CCR_DEFINITIONS:
+        known = ", ".join(CCR_DEFINITIONS)
+        raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
+    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1e300:
+        raise MethodError(f"ccr: expected a positive number, got {target!r}")
+    if len(data) == 0:
+        raise MethodError("ccr: the graph has no edges, so no CCR can be set")
+    if mean_hops == 0:
+        raise MethodError("ccr: no two processors pay communication, so no CCR can be set")
+    if work.sum() <= 0:
+        raise MethodError("ccr: every task costs 0, so no CCR can be set")
+    data = np.asarray(data, dtype=float)
+    if not data.any():
+        data = np.ones_like(data)
+    # Wanted mean edge delay (latency + data/bandwidth) * mean_hops, per definition.
+    if definition == "comm/comp":
+        want = target * float(work.mean())
+    elif definition == "comp/comm":
+        want = float(work.mean()) / target
+    else:
+        want = target * float(work.sum()) / len(data)
+    per_hop = want / mean_hops - latency  # wanted mean of data / bandwidth
+    if per_hop <= 0:
+        raise MethodError(
+            f"ccr: the latency {latency:g} alone exceeds the target {target:g} ({definition})"
+        )
+    scaled = data * (per_hop * bandwidth / float(data.mean()))
+    return np.maximum(np.round(scaled), 1.0) if integral else np.round(scaled, decimals)
+
+
 def scale_to_ccr(
     problem: Problem,
     target: float,
@@ -406,36 +460,18 @@ def scale_to_ccr(
     >>> q.edge_data.tolist(), ccr(q, "comp/comm")
     ([0.3], 10.0)
     """
-    if definition not in CCR_DEFINITIONS:
-        known = ", ".join(CCR_DEFINITIONS)
-        raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
-    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1e300:
-        raise MethodError(f"ccr: expected a positive number, got {target!r}")
-    if problem.n_edges == 0:
-        raise MethodError("ccr: the graph has no edges, so no CCR can be set")
     work, mean_hops, _ = _ccr_parts(problem)
-    if mean_hops == 0:
-        raise MethodError("ccr: no two processors pay communication, so no CCR can be set")
-    if work.sum() <= 0:
-        raise MethodError("ccr: every task costs 0, so no CCR can be set")
-    data = problem.edge_data.astype(float)
-    if not data.any():
-        data = np.ones_like(data)
-    # Wanted mean edge delay (latency + data/bandwidth) * mean_hops, per definition.
-    if definition == "comm/comp":
-        want = target * float(work.mean())
-    elif definition == "comp/comm":
-        want = float(work.mean()) / target
-    else:
-        want = target * float(work.sum()) / problem.n_edges
-    per_hop = want / mean_hops - problem.latency  # wanted mean of data / bandwidth
-    if per_hop <= 0:
-        raise MethodError(
-            f"ccr: the latency {problem.latency:g} alone exceeds the target {target:g} "
-            f"({definition})"
-        )
-    scaled = data * (per_hop * problem.bandwidth / float(data.mean()))
-    scaled = np.maximum(np.round(scaled), 1.0) if integral else np.round(scaled, decimals)
+    scaled = scaled_data(
+        problem.edge_data,
+        work,
+        mean_hops,
+        target,
+        definition,
+        latency=problem.latency,
+        bandwidth=problem.bandwidth,
+        integral=integral,
+        decimals=decimals,
+    )
     doc: dict[str, Any] = problem.to_json()
     for edge, value in zip(doc["edges"], scaled.tolist(), strict=True):
         edge["data"] = int(value) if integral else value
