@@ -223,9 +223,9 @@ def read_stg(
         )
     keep = range(n_all) if keep_dummies else range(1, n_all - 1)
     if platform is None:
+        # No network key: fully connected by default (the document of Problem.from_lists).
         platform_doc: Any = {
-            "processors": [{"id": f"p{k}"} for k in range(int(n_processors or 1))],
-            "network": {"topology": "fully-connected"},
+            "processors": [{"id": f"p{k}"} for k in range(int(n_processors or 1))]
         }
     else:
         from exactsched.workloads.platforms import resolve_platform
