@@ -157,9 +157,7 @@ def tiled_instance(
         return np.round(values, 6).tolist()
 
     columns = {t: num(times[t]) for t in types}
-    tasks = [
-        {"id": task, "cost": {t: columns[t][i] for t in types}} for i, task in enumerate(ids)
-    ]
+    tasks = [{"id": task, "cost": {t: columns[t][i] for t in types}} for i, task in enumerate(ids)]
     edge_data: float | int = int(data) if integral or data.is_integer() else data
     doc = {
         "format": "exactsched/instance@1",
