@@ -388,10 +388,9 @@ def topcuoglu_dag(
     _share(out_degree, "out_degree", low=1.0, high=float(max(v, 1)))
     rng = _rng(seed)
     mean_height = np.sqrt(v) / float(alpha)
-    # Height uniform on [1, 2*mean - 1] (mean ceil(sqrt(v)/alpha)), at most v.
+    # Height uniform on 1 .. ceil(2*mean - 1): mean about sqrt(v)/alpha; at most v levels.
     top = max(1, int(np.ceil(2 * mean_height - 1)))
-    height = int(rng.integers(1, top + 1)) if top > 1 else 1
-    height = max(1, min(v, height if top > 1 else int(np.ceil(mean_height))))
+    height = min(v, int(rng.integers(1, top + 1)) if top > 1 else 1)
     levels = _levels(_level_sizes(v, height, rng))
     arcs: set[tuple[int, int]] = set()
     max_children = max(1, int(round(2 * out_degree - 1)))
@@ -634,7 +633,10 @@ def random_workload(
         if weights == "flops":
             if rates is None:
                 if spec.hardware is None:
-                    raise MethodError("rates: the platform is not a preset; give peak rates")
+                    raise MethodError(
+                        "rates: the platform is not a preset, so give each processor type's "
+                        "peak rate in flops per microsecond"
+                    )
                 rates = {"cpu": spec.hardware.cpu, "gpu": spec.hardware.gpu}
             by_type = w.random_flop_times(n_tasks, rates, noise=noise, seed=rng)
         else:

@@ -38,6 +38,9 @@ GENERATE = [
     ["random", "--tasks", "15", "--weights", "flops", "--data", "high", "--platform", "titan"],
     ["stg", STG, "--weights", "canon", "--data", "low", "--platform", "summit"],
     ["stg", STG, "--drop-dummies", "--platform", "fat-tree:8", "--ccr", "2"],
+    ["lu", "--tiles", "3", "--platform", "cpu-gpu:2+1", "--rate", "cpu=100", "--rate", "gpu=1e3"],
+    ["random", "--tasks", "10", "--weights", "flops", "--platform", "cpu-gpu:2+1",
+     "--rate", "cpu=1", "--rate", "gpu=10"],
 ]  # fmt: skip
 
 
@@ -100,6 +103,10 @@ def test_generate_count_names_files_by_seed(capsys, tmp_path):
         (["generate", "random", "--tasks", "5", "--weights", "hoft-low", "--platform",
           "mesh:2x2", "-o", "x.json"], "needs processor types 'cpu' and 'gpu'"),
         (["generate", "lu", "--tiles", "2", "--count", "0", "-o", "x.json"], "--count"),
+        (["generate", "lu", "--tiles", "2", "--platform", "cpu-gpu:1+1", "-o", "x.json"],
+         "rates: the platform is not a preset"),
+        (["generate", "lu", "--tiles", "2", "--rate", "cpu=x", "-o", "x.json"],
+         "--rate: expected TYPE=FLOPS"),
         (["generate", "lu", "--tiles", "2", "-o", "no/such/dir/x.json"], "does not exist"),
         (["convert", STG, "-o", "x.json"], "an STG file has no platform"),
         (["info", DOT], "a DOT file has no platform"),

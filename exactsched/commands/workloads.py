@@ -59,6 +59,14 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     tiled.add_argument("--precision", type=int, default=8, help="bytes per entry (default 8)")
     tiled.add_argument(
+        "--rate",
+        action="append",
+        default=[],
+        metavar="TYPE=FLOPS",
+        help="peak flops per microsecond of a processor type, for --weights flops and the "
+        "tiled DAGs on a platform that is not a preset (e.g. --rate cpu=67200 --rate gpu=7.8e6)",
+    )
+    tiled.add_argument(
         "--measured",
         action="store_true",
         help="cholesky only: the measured kernel times of the HOFT paper (tile size 128 or "
@@ -219,6 +227,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
             tile_size=args.tile_size,
             noise=tuple(args.noise),
             precision=args.precision,
+            rates=_rates(args),
             integral=args.integral,
             seed=seed,
             name=args.name,
@@ -261,6 +270,21 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
     return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights)
 
 
+def _rates(args: argparse.Namespace) -> dict[str, float] | None:
+    """The ``--rate TYPE=FLOPS`` options as a mapping, None when there are none."""
+    rates: dict[str, float] = {}
+    for text in args.rate:
+        ptype, _, value = text.partition("=")
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = float("nan")
+        if not ptype or not 0 < rate < float("inf"):
+            raise MethodError(f"--rate: expected TYPE=FLOPS with FLOPS > 0, got {text!r}")
+        rates[ptype] = rate
+    return rates or None
+
+
 def _expanded(document: Any) -> dict[str, Any]:
     from exactsched.instance import _expand_preset
 
@@ -292,6 +316,7 @@ def _weigh(
             data=args.data,
             beta=args.beta,
             w_dag=args.w_dag,
+            rates=_rates(args),
             integral=args.integral,
             task_ids=ids,
             name=args.name or f"{label}-{regime}-{spec.label}",
