@@ -173,3 +173,35 @@ def test_examples_are_valid_integral_instances(capsys, path):
     status, out, err = run(capsys, "validate", path)
     assert status == 0 and "valid instance" in out, err
     assert load_problem(path).is_integral  # what the exact models want
+
+
+def test_ccr_interval_is_drawn_per_seed(capsys, tmp_path):
+    # The HOFT paper's random set: CCRs (computation/communication) in [10, 20].
+    from exactsched.workloads import ccr
+
+    status, _, _ = run(
+        capsys, "generate", "random", "--tasks", "15", "--weights", "hoft-high",
+        "--ccr", "10:20", "--ccr-definition", "comp/comm", "--count", "4",
+        "-o", tmp_path / "r-{seed}.json",
+    )  # fmt: skip
+    assert status == 0
+    values = [ccr(load_instance(tmp_path / f"r-{s}.json"), "comp/comm") for s in range(4)]
+    assert all(10 <= v <= 20 for v in values) and len(set(values)) == 4
+    for bad in ("5:1", "x", "0", "1:2:3"):
+        status, _, err = run(capsys, "generate", "random", "--tasks", "5", "--ccr", bad,
+                             "-o", tmp_path / "x.json")  # fmt: skip
+        assert status == 2 and "--ccr" in err
+
+
+def test_convert_wfcommons_with_speeds(capsys, tmp_path):
+    out = tmp_path / "w.json"
+    status, _, _ = run(
+        capsys, "convert", WF, "--platform", "single-gpu", "--speed", "gpu=10", "-o", out
+    )
+    assert status == 0
+    p = load_instance(out)
+    i = p.task_ids.index("blastall_00000002")
+    assert p.cost[i, 0] == pytest.approx(81.204e6) and p.cost[i, -1] == pytest.approx(8.1204e6)
+    status, _, err = run(capsys, "convert", WF, "--platform", "single-gpu", "--speed", "gpu",
+                         "-o", out)  # fmt: skip
+    assert status == 2 and "--speed: expected TYPE=X" in err

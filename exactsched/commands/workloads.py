@@ -97,7 +97,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     wts.add_argument("--beta", type=float, default=0.5, help="topcuoglu heterogeneity")
     wts.add_argument("--w-dag", type=float, default=50.0, help="topcuoglu mean cost")
-    wts.add_argument("--ccr", type=float, default=1.0, help="target CCR (default 1)")
+    wts.add_argument(
+        "--ccr",
+        default="1",
+        help="target CCR X, or LOW:HIGH to draw it uniformly per instance (the HOFT paper's "
+        "intervals 0:10, 10:20, 20:50); default 1",
+    )
     wts.add_argument(
         "--ccr-definition",
         default="comm/comp",
@@ -127,6 +132,14 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     conv.add_argument(
         "--drop-dummies", action="store_true", help="STG input: drop the dummy entry and exit"
+    )
+    conv.add_argument(
+        "--speed",
+        action="append",
+        default=[],
+        metavar="TYPE=X",
+        help="WfCommons input: speed of a processor type relative to the machine that "
+        "recorded the runtimes (default 1), e.g. --speed gpu=10",
     )
     return {"generate": _cmd_generate, "convert": _cmd_convert}
 
@@ -175,7 +188,9 @@ def _describe(problem: Any) -> str:
 def _cmd_convert(args: argparse.Namespace) -> int:
     from exactsched.workloads.loader import load_problem
 
-    problem = load_problem(args.input, args.platform, keep_dummies=not args.drop_dummies)
+    problem = load_problem(
+        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=_speeds(args)
+    )
     kind = write_problem(problem, args.output, args.to)
     print(f"{args.output}: {kind} ({_describe(problem)})")
     return 0
@@ -270,6 +285,36 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
     return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights)
 
 
+def _ccr_range(text: str) -> tuple[float, float]:
+    """``--ccr X`` or ``--ccr LOW:HIGH`` as a pair of positive numbers."""
+    parts = str(text).split(":")
+    try:
+        values = [float(x) for x in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or not all(0 < v < float("inf") for v in values):
+        raise MethodError(f"--ccr: expected X or LOW:HIGH with positive numbers, got {text!r}")
+    low, high = values[0], values[-1]
+    if low > high:
+        raise MethodError(f"--ccr: LOW > HIGH in {text!r}")
+    return low, high
+
+
+def _speeds(args: argparse.Namespace) -> dict[str, float] | None:
+    """The ``--speed TYPE=X`` options as a mapping, None when there are none."""
+    speeds: dict[str, float] = {}
+    for text in getattr(args, "speed", []):
+        ptype, _, value = text.partition("=")
+        try:
+            speed = float(value)
+        except ValueError:
+            speed = float("nan")
+        if not ptype or not 0 < speed < float("inf"):
+            raise MethodError(f"--speed: expected TYPE=X with X > 0, got {text!r}")
+        speeds[ptype] = speed
+    return speeds or None
+
+
 def _rates(args: argparse.Namespace) -> dict[str, float] | None:
     """The ``--rate TYPE=FLOPS`` options as a mapping, None when there are none."""
     rates: dict[str, float] = {}
@@ -304,14 +349,16 @@ def _weigh(
     from exactsched.workloads.platforms import resolve_platform
 
     spec = resolve_platform(args.platform)
-    regime = f"data-{args.data}" if args.data else f"ccr{args.ccr:g}"
+    low, high = _ccr_range(args.ccr)
+    target = low if low == high else float(rng.uniform(low, high))
+    regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
     try:
         return random_workload(
             arcs,
             n,
             args.platform,
             weights=weights,
-            ccr=args.ccr,
+            ccr=target,
             ccr_definition=args.ccr_definition,
             data=args.data,
             beta=args.beta,

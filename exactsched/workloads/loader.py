@@ -83,7 +83,11 @@ def detect_format(path: str | os.PathLike[str], document: Any = None) -> str:
 
 
 def load_problem(
-    path: str | os.PathLike[str], platform: Any = None, *, keep_dummies: bool = True
+    path: str | os.PathLike[str],
+    platform: Any = None,
+    *,
+    keep_dummies: bool = True,
+    speeds: Mapping[str, float] | None = None,
 ) -> Problem:
     """Read any supported file as a problem, on ``platform`` when given.
 
@@ -96,6 +100,9 @@ def load_problem(
         the instance's own platform.
     keep_dummies : bool
         For STG files: keep the dummy entry and exit tasks (default True).
+    speeds : mapping, optional
+        For WfCommons files: processor type -> speed relative to the machine
+        that recorded the runtimes (default 1 for every type).
 
     Returns
     -------
@@ -138,7 +145,7 @@ def load_problem(
     if kind == "wfcommons":
         from exactsched.workloads.wfcommons import read_wfcommons
 
-        return read_wfcommons(path, platform)
+        return read_wfcommons(path, platform, speeds=speeds)
     if platform is None:
         return load_instance(path)
     from exactsched.workloads.platforms import resolve_platform
