@@ -1,4 +1,4 @@
-"""Reader of Sinnen's task graphs in Graphviz DOT form.
+"""Reader and writer of Sinnen's task graphs in Graphviz DOT form.
 
 Contract
 --------
@@ -6,20 +6,25 @@ Contract
 task's execution time and whose edge attribute ``Weight`` is the communication
 delay of the edge, paid only when its two tasks run on different processors.
 The result is a :class:`~exactsched.Problem` on ``n_processors`` identical,
-fully connected processors (``latency = 0``, ``bandwidth = 1``), so the
+fully connected processors (``latency = 0``, ``bandwidth = 1``), or on any
+``platform``, so the
 ``data`` of an edge equals its ``Weight``: the classic model of Sinnen's
 textbook and of the optimal-scheduling benchmarks built on his generator.
 
 Task ids are the DOT node names; tasks are ordered by number when every name
 is a non-negative integer, else by first appearance.
 
-Only the DOT subset that graph generators write is read, with no extra
-dependency: ``[strict] digraph [ID] { ... }`` holding node statements
-``ID [attrs]``, edge statements ``ID -> ID (-> ID)* [attrs]``, graph/node/edge
-default statements (``graph [...]``, ``node [...]``, ``edge [...]``, ``a = b``),
-quoted or bare IDs, and ``//``, ``/* */`` and ``#`` comments. Subgraphs,
-ports and undirected graphs are refused. Every error raises
-:class:`~exactsched.InstanceError` with a message starting ``file:line:``.
+The default reader takes the DOT subset that graph generators write, with
+line-numbered errors; ``engine="pydot"`` reads all of DOT through pydot
+(measured far slower, see :func:`read_dot`), and :func:`write_dot` writes
+through networkx and pydot. The subset: ``[strict] digraph [ID] { ... }``
+holding node statements ``ID [attrs]``, edge statements
+``ID -> ID (-> ID)* [attrs]``, graph/node/edge default statements
+(``graph [...]``, ``node [...]``, ``edge [...]``, ``a = b``), quoted or bare
+IDs, and ``//``, ``/* */`` and ``#`` comments. Subgraphs, ports and undirected
+graphs are refused (the pydot engine flattens subgraphs and drops ports).
+Every error raises :class:`~exactsched.InstanceError` with a message starting
+``file:line:`` (``file:`` when pydot gives no line).
 
 References
 ----------
@@ -350,7 +355,8 @@ def read_dot(
     The built-in reader is kept as the default because it is measured about 65
     times faster than pydot (a 2000-node, 10,000-edge graph: 0.38 s against
     25 s of CPU time, ``benchmarks/workloads.py``), gives the line of every
-    error, and pydot reports syntax errors only by printing them. :func:`write_dot` writes through networkx and pydot.
+    error, and pydot reports syntax errors only by printing them.
+    :func:`write_dot` writes through networkx and pydot.
 
     References
     ----------
