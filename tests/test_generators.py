@@ -299,3 +299,19 @@ def test_generated_instances_schedule_validly(platform):
     p = topcuoglu_instance(25, platform, ccr=1.0, beta=1.0, integral=True, seed=4)
     result = solve(p, "heft")
     assert validate(p, result.schedule) == []
+
+
+@pytest.mark.parametrize(("regime", "kind"), [("low", "gpu"), ("high", "cpu")])
+def test_data_regimes_match_the_mean_gpu_or_cpu_time(regime, kind):
+    # McSweeney's report, 3.2.3: delays of the order of the mean GPU (low) or CPU (high) time.
+    arcs = erdos_renyi_dag(400, 0.02, seed=0)
+    p = random_workload(arcs, 400, "titan", weights="hoft-low", data=regime, seed=0)
+    delay = p.edge_data / p.bandwidth
+    column = p.proc_types.index(kind)
+    # Each task's delay is uniform on [0, 2 m]: the mean over sources is m.
+    sources = np.unique(p.edge_src)
+    per_source = np.array([delay[p.edge_src == s][0] for s in sources])
+    assert per_source.max() <= 2 * p.cost[:, column].mean() + 1e-6
+    assert per_source.mean() == pytest.approx(p.cost[:, column].mean(), rel=0.15)
+    # Every edge out of one task carries the same data.
+    assert all(len(set(delay[p.edge_src == s].tolist())) == 1 for s in sources)
