@@ -23,6 +23,7 @@ from exactsched.registry import MethodInfo, available_methods, get_method, regis
 from exactsched.result import Result, Status
 from exactsched.schedule import Placement, Schedule, load_schedule
 from exactsched.validate import assert_valid, validate
+from exactsched.workloads.loader import load_problem
 
 __version__ = "0.1.0"
 
@@ -42,6 +43,7 @@ __all__ = [
     "failed",
     "get_method",
     "load_instance",
+    "load_problem",
     "load_schedule",
     "lower_bound",
     "lower_bounds",

@@ -68,6 +68,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+_PLATFORM_HELP = (
+    "platform: a preset (single-gpu, multi-gpu, titan, summit), a JSON file or a shorthand "
+    "such as mesh:4x4; required for STG, DOT and WfCommons files, replaces an instance's own"
+)
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from exactsched.workloads.loader import load_problem
+
+    return load_problem(args.instance, getattr(args, "platform", None))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="exactsched",
@@ -79,16 +91,21 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     info = sub.add_parser("info", help="summarise an instance: sizes, network, CCR, bounds")
-    info.add_argument("instance", help="instance JSON file (exactsched/instance@1)")
+    info.add_argument(
+        "instance", help="instance JSON (exactsched/instance@1), STG, DOT or WfCommons file"
+    )
+    info.add_argument("--platform", help=_PLATFORM_HELP)
     info.add_argument("--json", action="store_true", help="print one JSON document")
 
     val = sub.add_parser("validate", help="check an instance, and a schedule against it")
-    val.add_argument("instance", help="instance JSON file")
+    val.add_argument("instance", help="instance JSON, STG, DOT or WfCommons file")
+    val.add_argument("--platform", help=_PLATFORM_HELP)
     val.add_argument("schedule", nargs="?", help="schedule JSON file (exactsched/schedule@1)")
     val.add_argument("--json", action="store_true", help="print one JSON document")
 
     solve = sub.add_parser("solve", help="schedule an instance with an exact method or heuristic")
-    solve.add_argument("instance", help="instance JSON file")
+    solve.add_argument("instance", help="instance JSON, STG, DOT or WfCommons file")
+    solve.add_argument("--platform", help=_PLATFORM_HELP)
     solve.add_argument("--method", "-m", default="cpsat", help="method name (default cpsat)")
     solve.add_argument(
         "--time-limit",
@@ -182,10 +199,9 @@ def _emit(document: Any) -> None:
 
 def _cmd_info(args: argparse.Namespace) -> int:
     from exactsched.bounds import lower_bound, lower_bounds
-    from exactsched.instance import load_instance
     from exactsched.metrics import minimal_serial_time
 
-    problem = load_instance(args.instance)
+    problem = _load(args)
     types: dict[str, int] = {}
     for t in problem.proc_types:
         types[t] = types.get(t, 0) + 1
@@ -243,11 +259,10 @@ def _num(value: float) -> float | int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from exactsched.instance import load_instance
     from exactsched.schedule import load_schedule
     from exactsched.validate import validate
 
-    problem = load_instance(args.instance)
+    problem = _load(args)
     if args.schedule is None:
         if args.json:
             _emit({"instance": args.instance, "valid": True})
@@ -273,14 +288,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_solve(args: argparse.Namespace) -> int:
     import time
 
-    from exactsched.instance import load_instance
     from exactsched.registry import get_method, parse_options, solve
 
     if args.output:
         _check_writable(args.output)  # before the solve, which may take long
     info = get_method(args.method)
     options = parse_options(args.method, args.option)
-    problem = load_instance(args.instance)
+    problem = _load(args)
     if info.kind == "exact" and "callback" in info.options and not (args.quiet or args.json):
         started = time.perf_counter()
 

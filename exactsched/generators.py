@@ -1,8 +1,33 @@
-"""Seeded random instances: layered DAGs on every kind of networked platform.
+"""Seeded random DAGs and instances: the generators of the literature, any platform.
 
-These feed the property tests, the conformance suite and the benchmarks. Every
-function takes ``seed`` (an int, a :class:`numpy.random.Generator` or None)
-and is reproducible for a fixed seed.
+:func:`random_instance` (layered DAGs on every kind of networked platform) feeds
+the property tests, the conformance suite and the benchmarks. The DAG
+generators of the literature return arcs ``(src, dst)`` on tasks ``0..n-1``,
+sorted, every arc going from a lower to a higher index:
+
+* :func:`topcuoglu_dag`: Topcuoglu, Hariri and Wu [1]_ (``v``, shape ``alpha``,
+  out-degree);
+* :func:`layered_dag`: tasks in layers, arcs between consecutive layers with
+  probability ``p``;
+* :func:`erdos_renyi_dag`: every pair ``i < j`` of a topological order joined
+  with probability ``p`` (G(n, p) oriented by the order);
+* :func:`daggen_dag`: the parameters of Suter's daggen [2]_ (``n``, ``fat``,
+  ``density``, ``regularity``, ``jump``).
+
+:func:`random_workload` weighs one of them with a scheme of
+:mod:`exactsched.workloads.weights` on any platform, and
+:func:`topcuoglu_instance` is the whole generator of [1]_. Every function
+takes ``seed`` (an int, a :class:`numpy.random.Generator` or None) and is
+reproducible for a fixed seed.
+
+References
+----------
+.. [1] H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and
+   low-complexity task scheduling for heterogeneous computing", IEEE TPDS 13(3),
+   pp. 260-274, 2002, doi:10.1109/71.993206 (section 5.1, random graph generator).
+.. [2] F. Suter, "DAGGEN: a synthetic task graph generator",
+   https://github.com/frs69wq/daggen (parameters as described there; this is an
+   independent implementation).
 """
 
 from __future__ import annotations
@@ -13,7 +38,19 @@ import numpy as np
 
 from exactsched.problem import Problem
 
-__all__ = ["TOPOLOGIES", "random_dag", "random_network", "random_instance"]
+__all__ = [
+    "DAG_GENERATORS",
+    "TOPOLOGIES",
+    "daggen_dag",
+    "erdos_renyi_dag",
+    "layered_dag",
+    "random_dag",
+    "random_instance",
+    "random_network",
+    "random_workload",
+    "topcuoglu_dag",
+    "topcuoglu_instance",
+]
 
 TOPOLOGIES = (
     "fully-connected",
@@ -275,3 +312,424 @@ def _reachability(n: int, arcs: list[tuple[int, int]]) -> list[int]:
         for j in succ[i]:
             reach[i] |= reach[j] | (1 << j)
     return reach
+
+
+# ---- DAG generators of the literature -----------------------------------------------
+
+
+def _positive_int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{what}: expected a positive integer, got {value!r}")
+    return int(value)
+
+
+def _share(value: Any, what: str, *, low: float = 0.0, high: float = 1.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise ValueError(f"{what}: expected a number, got {value!r}")
+    if not low <= float(value) <= high:
+        raise ValueError(f"{what}: must lie in [{low:g}, {high:g}], got {value!r}")
+    return float(value)
+
+
+def _level_sizes(n: int, n_levels: int, rng: np.random.Generator) -> list[int]:
+    """``n`` tasks over ``n_levels`` non-empty levels, sizes random around ``n / n_levels``."""
+    n_levels = max(1, min(n, n_levels))
+    extra = rng.multinomial(n - n_levels, rng.dirichlet(np.full(n_levels, 4.0)))
+    return (extra + 1).tolist()
+
+
+def _levels(sizes: list[int]) -> list[np.ndarray]:
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    return [np.arange(starts[k], starts[k + 1]) for k in range(len(sizes))]
+
+
+def topcuoglu_dag(
+    v: int,
+    *,
+    alpha: float = 1.0,
+    out_degree: float = 2.0,
+    seed: int | np.random.Generator | None = None,
+) -> list[tuple[int, int]]:
+    """Arcs of a random DAG of Topcuoglu et al. [1]_, section 5.1.
+
+    The height (number of levels) is drawn uniformly around
+    ``sqrt(v) / alpha``, so each level holds about ``alpha * sqrt(v)`` tasks
+    (``alpha >> 1``: short and wide, much parallelism; ``alpha << 1``: long and
+    thin). Every task but those of the last level gets a number of children
+    drawn uniformly from ``1 .. 2 * out_degree - 1`` (mean ``out_degree``),
+    taken in the next level (then further down when the next level is too
+    small); a task left without a parent gets one in the level above.
+
+    Parameters
+    ----------
+    v : int
+        Number of tasks.
+    alpha : float
+        Shape parameter (> 0).
+    out_degree : float
+        Mean out-degree (>= 1).
+    seed : int, Generator or None
+
+    Returns
+    -------
+    list of (int, int)
+
+    Examples
+    --------
+    >>> arcs = topcuoglu_dag(30, alpha=1.0, out_degree=2, seed=0)
+    >>> arcs == topcuoglu_dag(30, alpha=1.0, out_degree=2, seed=0), all(a < b for a, b in arcs)
+    (True, True)
+    >>> topcuoglu_dag(5, alpha=100.0, seed=0)  # one level: no arcs
+    []
+    """
+    v = _positive_int(v, "v")
+    if isinstance(alpha, bool) or not float(alpha) > 0:
+        raise ValueError(f"alpha: expected a positive number, got {alpha!r}")
+    _share(out_degree, "out_degree", low=1.0, high=float(max(v, 1)))
+    rng = _rng(seed)
+    mean_height = np.sqrt(v) / float(alpha)
+    # Height uniform on 1 .. ceil(2*mean - 1): mean about sqrt(v)/alpha; at most v levels.
+    top = max(1, int(np.ceil(2 * mean_height - 1)))
+    height = min(v, int(rng.integers(1, top + 1)) if top > 1 else 1)
+    levels = _levels(_level_sizes(v, height, rng))
+    arcs: set[tuple[int, int]] = set()
+    max_children = max(1, int(round(2 * out_degree - 1)))
+    for k, level in enumerate(levels[:-1]):
+        below = np.concatenate(levels[k + 1 :])
+        nxt = len(levels[k + 1])
+        for i in level.tolist():
+            d = min(int(rng.integers(1, max_children + 1)), len(below))
+            # First the next level, then deeper levels if it is too small.
+            first = rng.choice(nxt, size=min(d, nxt), replace=False)
+            chosen = set(levels[k + 1][first].tolist())
+            if d > nxt:
+                deeper = below[nxt:]
+                chosen.update(rng.choice(deeper, size=d - nxt, replace=False).tolist())
+            arcs.update((i, j) for j in chosen)
+    _give_parents(levels, arcs, rng)
+    return sorted(arcs)
+
+
+def _give_parents(
+    levels: list[np.ndarray], arcs: set[tuple[int, int]], rng: np.random.Generator
+) -> None:
+    """Join every task below the first level without a parent to one in the level above."""
+    has_parent = {b for _, b in arcs}
+    for k in range(1, len(levels)):
+        for j in levels[k].tolist():
+            if j not in has_parent:
+                arcs.add((int(rng.choice(levels[k - 1])), j))
+
+
+def layered_dag(
+    n_tasks: int,
+    n_layers: int,
+    p: float = 0.5,
+    *,
+    seed: int | np.random.Generator | None = None,
+) -> list[tuple[int, int]]:
+    """Arcs of a layered DAG: random layer sizes, arcs between consecutive layers.
+
+    Each pair (task of layer ``k``, task of layer ``k + 1``) is an arc with
+    probability ``p``; a task left without a parent gets one in the layer above.
+
+    Examples
+    --------
+    >>> layered_dag(6, 3, 1.0, seed=0)  # complete bipartite between layers
+    [(0, 2), (0, 3), (1, 2), (1, 3), (2, 4), (2, 5), (3, 4), (3, 5)]
+    """
+    n_tasks = _positive_int(n_tasks, "n_tasks")
+    n_layers = _positive_int(n_layers, "n_layers")
+    p = _share(p, "p")
+    rng = _rng(seed)
+    levels = _levels(_level_sizes(n_tasks, n_layers, rng))
+    arcs: set[tuple[int, int]] = set()
+    for upper, lower in zip(levels, levels[1:], strict=False):
+        mask = rng.random((len(upper), len(lower))) < p
+        rows, cols = np.nonzero(mask)
+        arcs.update(zip(upper[rows].tolist(), lower[cols].tolist(), strict=True))
+    _give_parents(levels, arcs, rng)
+    return sorted(arcs)
+
+
+def erdos_renyi_dag(
+    n_tasks: int, p: float, *, seed: int | np.random.Generator | None = None
+) -> list[tuple[int, int]]:
+    """Arcs of G(n, p) oriented by the order ``0 .. n-1``: each pair ``i < j`` with probability p.
+
+    O(n + arcs) time: the successors of each task are a binomial number of
+    distinct later tasks.
+
+    Examples
+    --------
+    >>> len(erdos_renyi_dag(5, 1.0, seed=0)), erdos_renyi_dag(5, 0.0, seed=0)
+    (10, [])
+    """
+    n_tasks = _positive_int(n_tasks, "n_tasks")
+    p = _share(p, "p")
+    rng = _rng(seed)
+    arcs: list[tuple[int, int]] = []
+    counts = rng.binomial(np.arange(n_tasks - 1, -1, -1), p)
+    for i, k in enumerate(counts.tolist()):
+        if k:
+            later = rng.choice(n_tasks - 1 - i, size=k, replace=False) + i + 1
+            arcs.extend((i, int(j)) for j in np.sort(later).tolist())
+    return arcs
+
+
+def daggen_dag(
+    n_tasks: int,
+    *,
+    fat: float = 0.5,
+    density: float = 0.5,
+    regularity: float = 0.5,
+    jump: int = 1,
+    seed: int | np.random.Generator | None = None,
+) -> list[tuple[int, int]]:
+    """Arcs of a DAG with the parameters of Suter's daggen [2]_.
+
+    * ``fat`` (0..1): the mean level width is ``n ** fat`` (0: a chain, 1: one
+      level of independent tasks);
+    * ``regularity`` (0..1): each level's width is drawn uniformly within
+      ``(1 - regularity) * 100 %`` of the mean (1: every level equally wide);
+    * ``density`` (0..1): a task of level ``k`` gets about ``density`` times
+      the size of level ``k - 1`` parents (at least 1);
+    * ``jump`` (>= 1): parents come from the ``jump`` levels above (1: only
+      the level just above), one of them always from level ``k - 1``.
+
+    Examples
+    --------
+    >>> daggen_dag(4, fat=0.0, seed=0)  # width 1: a chain
+    [(0, 1), (1, 2), (2, 3)]
+    >>> daggen_dag(4, fat=1.0, seed=0)  # width n: no arcs
+    []
+    """
+    n_tasks = _positive_int(n_tasks, "n_tasks")
+    fat = _share(fat, "fat")
+    density = _share(density, "density")
+    regularity = _share(regularity, "regularity")
+    jump = _positive_int(jump, "jump")
+    rng = _rng(seed)
+    mean_width = n_tasks**fat
+    sizes: list[int] = []
+    left = n_tasks
+    while left > 0:
+        spread = 1.0 - regularity
+        width = int(round(mean_width * rng.uniform(1 - spread, 1 + spread)))
+        width = max(1, min(left, width))
+        sizes.append(width)
+        left -= width
+    levels = _levels(sizes)
+    arcs: set[tuple[int, int]] = set()
+    for k in range(1, len(levels)):
+        pool = np.concatenate(levels[max(0, k - jump) : k])
+        above = levels[k - 1]
+        for j in levels[k].tolist():
+            n_parents = max(
+                1, min(len(pool), int(round(density * len(above) * rng.uniform(0.5, 1.5))))
+            )
+            arcs.add((int(rng.choice(above)), j))
+            if n_parents > 1:
+                arcs.update(
+                    (int(i), j) for i in rng.choice(pool, size=n_parents - 1, replace=False)
+                )
+    return sorted(arcs)
+
+
+#: Generator name -> function ``(n_tasks, seed=..., **parameters) -> arcs``.
+DAG_GENERATORS = {
+    "topcuoglu": topcuoglu_dag,
+    "layered": layered_dag,
+    "erdos-renyi": erdos_renyi_dag,
+    "daggen": daggen_dag,
+}
+
+
+def random_workload(
+    arcs: list[tuple[int, int]],
+    n_tasks: int,
+    platform: Any,
+    *,
+    weights: str = "topcuoglu",
+    ccr: float | None = 1.0,
+    ccr_definition: str = "comm/comp",
+    data: str | None = None,
+    beta: float = 0.5,
+    w_dag: float = 50.0,
+    noise: tuple[float, float] = (1.0, 10.0),
+    rates: dict[str, float] | None = None,
+    integral: bool = False,
+    task_ids: list[str] | None = None,
+    name: str = "random",
+    seed: int | np.random.Generator | None = None,
+) -> Problem:
+    """Weigh a DAG on a platform with a scheme of :mod:`exactsched.workloads.weights`.
+
+    Parameters
+    ----------
+    arcs : list of (int, int)
+        The DAG, on tasks ``0 .. n_tasks - 1``.
+    n_tasks : int
+    platform : str, path or mapping
+        Anything :func:`exactsched.workloads.platforms.resolve_platform` takes.
+    weights : str
+        ``"topcuoglu"`` (unrelated costs, any platform, parameters ``beta`` and
+        ``w_dag``); ``"hoft-low"``, ``"hoft-high"``, ``"canon"`` (Gamma CPU/GPU
+        factor; processor types ``cpu`` and ``gpu`` only); ``"flops"`` (random
+        flop counts over peak rates times a ``noise`` factor; a preset's rates or
+        ``rates``).
+    ccr : float or None
+        Target CCR under ``ccr_definition`` (see
+        :data:`exactsched.workloads.weights.CCR_DEFINITIONS`); the edge data are
+        drawn uniformly, then scaled to hit it. Ignored when ``data`` is given.
+    data : {"low", "high"} or None
+        The data regimes of McSweeney's report, section 3.2.3, instead of a CCR
+        (types ``cpu`` and ``gpu`` only).
+    integral : bool
+        Round costs (to >= 1) and data to integers.
+    task_ids : list of str, optional
+        Default ``t0 ..``.
+    name : str
+    seed : int, Generator or None
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    MethodError
+        For an unknown scheme or a platform it cannot weigh.
+
+    Examples
+    --------
+    >>> arcs = topcuoglu_dag(20, seed=0)
+    >>> p = random_workload(arcs, 20, "fully-connected:3", ccr=2.0, seed=0)
+    >>> p.n_tasks, round(p.ccr(), 6)
+    (20, 2.0)
+    >>> q = random_workload(arcs, 20, "single-gpu", weights="hoft-high", ccr=10,
+    ...                     ccr_definition="comp/comm", seed=0)
+    >>> from exactsched.workloads.weights import ccr
+    >>> round(ccr(q, "comp/comm"), 6)
+    10.0
+    """
+    from exactsched.errors import MethodError
+    from exactsched.workloads import weights as w
+    from exactsched.workloads.platforms import resolve_platform
+
+    rng = _rng(seed)
+    spec = resolve_platform(platform)
+    types = sorted(set(spec.types))
+    ids = task_ids or [f"t{i}" for i in range(n_tasks)]
+    by_type: dict[str, np.ndarray] | None = None
+    if weights == "topcuoglu":
+        costs = w.topcuoglu_times(n_tasks, len(spec.types), w_dag=w_dag, beta=beta, seed=rng)
+    elif weights in w.ACCELERATION or weights == "flops":
+        if not set(types) <= {"cpu", "gpu"}:
+            raise MethodError(
+                f"weights: {weights!r} needs processor types 'cpu' and 'gpu', "
+                f"the platform has {', '.join(types)}"
+            )
+        if weights == "flops":
+            if rates is None:
+                if spec.hardware is None:
+                    raise MethodError(
+                        "rates: the platform is not a preset, so give each processor type's "
+                        "peak rate in flops per microsecond"
+                    )
+                rates = {"cpu": spec.hardware.cpu, "gpu": spec.hardware.gpu}
+            by_type = w.random_flop_times(n_tasks, rates, noise=noise, seed=rng)
+        else:
+            by_type = w.gamma_times(n_tasks, weights, seed=rng)
+    else:
+        known = ", ".join(["canon", "flops", "hoft-high", "hoft-low", "topcuoglu"])
+        raise MethodError(f"weights: unknown scheme {weights!r}; known: {known}")
+
+    def num(x: float) -> float | int:
+        return int(max(1.0, round(x))) if integral else round(float(x), 6)
+
+    if by_type is not None:
+        tasks = [
+            {"id": ids[i], "cost": {t: num(by_type[t][i]) for t in types}} for i in range(n_tasks)
+        ]
+    else:
+        tasks = [
+            {"id": ids[i], "cost": [num(c) for c in row]} for i, row in enumerate(costs.tolist())
+        ]
+    bandwidth = float(spec.network.get("bandwidth", 1))
+    if data is not None:
+        if by_type is None:
+            raise MethodError("data: the low and high regimes need the CPU-GPU weight schemes")
+        amounts = w.data_regime(arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng)
+        amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
+    else:
+        amounts = rng.uniform(0.0, 2.0, size=len(arcs))
+        if ccr is not None and arcs:
+            # Scale before building the problem (one parse): the computation of a
+            # task is its mean cost, as Problem.mean_cost computes it.
+            if by_type is not None:
+                counts = {t: spec.types.count(t) for t in types}
+                work = sum(by_type[t] * counts[t] for t in types) / len(spec.types)
+            else:
+                work = costs.mean(axis=1)
+            if integral:  # the rounded costs, so the CCR is measured on what is written
+                work = np.array([
+                    sum(c["cost"][t] * counts[t] for t in types) / len(spec.types)
+                    if by_type is not None else float(np.mean(c["cost"]))
+                    for c in tasks
+                ])  # fmt: skip
+            n_procs = len(spec.types)
+            mean_hops = float(spec.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
+            amounts = w.scaled_data(
+                amounts, work, mean_hops, ccr, ccr_definition,
+                latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
+                integral=integral,
+            )  # fmt: skip
+    values = [int(d) if integral else float(d) for d in amounts.tolist()]
+    doc = {
+        "format": "exactsched/instance@1",
+        "name": name,
+        "platform": spec.document,
+        "tasks": tasks,
+        "edges": [
+            {"src": ids[a], "dst": ids[b], "data": d}
+            for (a, b), d in zip(arcs, values, strict=True)
+        ],
+    }
+    return Problem.from_json(doc)
+
+
+def topcuoglu_instance(
+    v: int,
+    platform: Any = "fully-connected:4",
+    *,
+    alpha: float = 1.0,
+    out_degree: float = 2.0,
+    ccr: float = 1.0,
+    beta: float = 0.5,
+    w_dag: float = 50.0,
+    integral: bool = False,
+    seed: int | np.random.Generator | None = None,
+) -> Problem:
+    """The random instances of Topcuoglu et al. [1]_: their DAG, costs and CCR.
+
+    Examples
+    --------
+    >>> p = topcuoglu_instance(40, "mesh:2x2", ccr=0.5, beta=1.0, seed=3)
+    >>> p.n_tasks, p.n_processors, round(p.ccr(), 6)
+    (40, 4, 0.5)
+    """
+    rng = _rng(seed)
+    arcs = topcuoglu_dag(v, alpha=alpha, out_degree=out_degree, seed=rng)
+    return random_workload(
+        arcs,
+        v,
+        platform,
+        weights="topcuoglu",
+        ccr=ccr,
+        beta=beta,
+        w_dag=w_dag,
+        integral=integral,
+        name=f"topcuoglu-v{v}-a{alpha:g}-o{out_degree:g}-ccr{ccr:g}-b{beta:g}",
+        seed=rng,
+    )

@@ -511,7 +511,7 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
 
     if "platform" not in doc:
         raise InstanceError("platform: missing")
-    platform = _object(doc["platform"], "platform")
+    platform = _object(_expand_preset(doc["platform"]), "platform")
     _unknown_keys(platform, {"processors", "network"}, "platform")
     if "processors" not in platform:
         raise InstanceError("platform.processors: missing")
@@ -545,6 +545,40 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
         message = re.sub(r"\d{31,}", lambda m: f"{m[0][:6]}...({len(m[0])} digits)", str(exc))
         raise InstanceError(f"platform.network.{message}") from None
     return proc_ids, proc_types, network, topology, hops
+
+
+def _expand_preset(platform: Any) -> Any:
+    """A platform given by preset, as the full platform object; anything else as is.
+
+    ``"summit"`` is the preset of :func:`topologies.presets.platform_preset`;
+    ``{"preset": "summit", "network": {...}}`` replaces the preset's network keys
+    by the given ones (e.g. ``bandwidth``, ``latency``).
+    """
+    if not isinstance(platform, str) and not (
+        isinstance(platform, Mapping) and "preset" in platform
+    ):
+        return platform  # an ordinary platform object, or a wrong type the caller names
+    from topologies.presets import platform_preset
+
+    overrides: Mapping[str, Any] = {}
+    name = platform
+    if isinstance(platform, Mapping):
+        name = platform["preset"]
+        extra = sorted(str(key) for key in platform if key not in ("preset", "network"))
+        if extra:
+            raise InstanceError(
+                f"platform.{extra[0]}: not allowed with 'preset' (only 'network' overrides)"
+            )
+        overrides = _object(platform.get("network", {}), "platform.network")
+    if not isinstance(name, str):
+        raise InstanceError(f"platform.preset: expected a preset name, got {_show(name)}")
+    try:
+        expanded = platform_preset(name)
+    except ValueError as exc:
+        where = "platform.preset" if isinstance(platform, Mapping) else "platform"
+        raise InstanceError(f"{where}: {exc}") from None
+    expanded["network"] = {**expanded["network"], **overrides}
+    return expanded
 
 
 def _parse_affinity(

@@ -293,7 +293,7 @@ def test_costs_beyond_the_float_range(capsys, tmp_path):
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_info_dev_zero(capsys):
-    fails_one_line(capsys, ["info", "/dev/zero"], "/dev/zero: cannot read file: not a JSON text")
+    fails_one_line(capsys, ["info", "/dev/zero"], "/dev/zero: unknown file type")
 
 
 def test_solver_log_stays_off_stdout(capfd):

@@ -7,8 +7,21 @@ import warnings
 import numpy as np
 import pytest
 
-from exactsched import InstanceWarning, load_instance
-from exactsched.generators import TOPOLOGIES, random_dag, random_instance, random_network
+from exactsched import InstanceWarning, MethodError, load_instance, solve, validate
+from exactsched.generators import (
+    DAG_GENERATORS,
+    TOPOLOGIES,
+    daggen_dag,
+    erdos_renyi_dag,
+    layered_dag,
+    random_dag,
+    random_instance,
+    random_network,
+    random_workload,
+    topcuoglu_dag,
+    topcuoglu_instance,
+)
+from exactsched.workloads.weights import ccr, gamma_times, scale_to_ccr
 
 PROCS = {"hypercube": 8, "fat-tree": 8, "accelerated-node": 5}
 
@@ -150,3 +163,155 @@ def test_no_instance_warning_over_many_seeds():
             random_instance(
                 12, 4, topology="mesh", n_order=4, n_isolation=4, affinity=0.5, seed=seed
             )
+
+
+# ---- generators of the literature and their weights -----------------------------------
+
+GENERATOR_ARGS = {
+    "topcuoglu": {"alpha": 1.0, "out_degree": 3},
+    "layered": {"n_layers": 5, "p": 0.3},
+    "erdos-renyi": {"p": 0.1},
+    "daggen": {"fat": 0.5, "density": 0.4, "regularity": 0.5, "jump": 2},
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAG_GENERATORS))
+def test_dag_generators_are_seeded_dags(name):
+    generate = DAG_GENERATORS[name]
+    arcs = generate(60, seed=5, **GENERATOR_ARGS[name])
+    assert arcs == generate(60, seed=5, **GENERATOR_ARGS[name])
+    assert arcs == generate(60, seed=np.random.default_rng(5), **GENERATOR_ARGS[name])
+    assert arcs != generate(60, seed=6, **GENERATOR_ARGS[name])
+    assert arcs == sorted(set(arcs)) and all(0 <= a < b < 60 for a, b in arcs)
+
+
+def test_topcuoglu_alpha_shapes_the_dag():
+    import networkx as nx
+
+    def depth(alpha):
+        lengths = []
+        for seed in range(10):
+            g = nx.DiGraph(topcuoglu_dag(100, alpha=alpha, seed=seed))
+            lengths.append(nx.dag_longest_path_length(g) if g.number_of_edges() else 0)
+        return np.mean(lengths)
+
+    # Height ~ sqrt(v) / alpha: alpha 0.5 gives about 20 levels, alpha 2 about 5.
+    assert depth(0.5) > 2 * depth(2.0)
+    arcs = topcuoglu_dag(200, out_degree=3, seed=1)
+    out = np.bincount([a for a, _ in arcs], minlength=200)
+    assert 2.0 < out[out > 0].mean() < 3.5  # mean out-degree about 3 (the last level has none)
+
+
+def test_layered_erdos_renyi_daggen_shapes():
+    assert len(erdos_renyi_dag(6, 1.0, seed=0)) == 15 and erdos_renyi_dag(6, 0.0, seed=0) == []
+    counts = [len(erdos_renyi_dag(100, 0.05, seed=s)) for s in range(20)]
+    assert abs(np.mean(counts) - 0.05 * 4950) < 25  # E[arcs] = p n (n-1) / 2
+    arcs = layered_dag(30, 6, 0.0, seed=0)  # only the parents every task must have
+    assert len({b for _, b in arcs}) == len(arcs)
+    assert daggen_dag(10, fat=0.0, seed=3) == [(i, i + 1) for i in range(9)]
+    assert daggen_dag(10, fat=1.0, regularity=1.0, seed=3) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: topcuoglu_dag(0), "v: expected a positive integer"),
+        (lambda: topcuoglu_dag(5, alpha=0), "alpha: expected a positive number"),
+        (lambda: layered_dag(5, 2, 1.5), r"p: must lie in \[0, 1\]"),
+        (lambda: daggen_dag(5, jump=0), "jump: expected a positive integer"),
+        (lambda: erdos_renyi_dag(5, -0.1), r"p: must lie in \[0, 1\]"),
+    ],
+)
+def test_dag_generator_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("definition", ["comm/comp", "comp/comm", "total"])
+@pytest.mark.parametrize("target", [0.1, 1.0, 10.0, 25.0])
+@pytest.mark.parametrize("platform", ["mesh:2x3", "single-gpu", "fat-tree:8"])
+def test_ccr_targets_are_hit(definition, target, platform):
+    # Exactly (to 1e-6) for real-valued data; within 5 % once data are rounded to integers.
+    arcs = topcuoglu_dag(40, seed=2)
+    weights = "hoft-low" if platform == "single-gpu" else "topcuoglu"
+    kwargs = {"weights": weights, "ccr": target, "ccr_definition": definition, "seed": 1}
+    p = random_workload(arcs, 40, platform, **kwargs)
+    assert ccr(p, definition) == pytest.approx(target, rel=1e-6)
+    q = random_workload(arcs, 40, platform, integral=True, w_dag=500.0, **kwargs)
+    assert ccr(q, definition) == pytest.approx(target, rel=0.05)
+
+
+def test_ccr_definitions_relate():
+    p = topcuoglu_instance(30, "fully-connected:4", ccr=2.0, seed=0)
+    assert p.ccr() == pytest.approx(2.0)  # Problem.ccr is Topcuoglu's definition
+    assert ccr(p, "comp/comm") == pytest.approx(0.5)
+    assert ccr(p, "total") == pytest.approx(2.0 * p.n_edges / p.n_tasks)
+
+
+def test_scale_to_ccr_with_latency_and_errors():
+    from exactsched import Problem
+
+    p = Problem.from_lists([4, 4], [(0, 1, 0)], n_processors=2)
+    assert scale_to_ccr(p, 0.5).edge_data.tolist() == [2.0]  # data 0 -> 1 -> scaled
+    with pytest.raises(MethodError, match="ccr: the graph has no edges"):
+        scale_to_ccr(Problem.from_lists([1], [], n_processors=2), 1.0)
+    with pytest.raises(MethodError, match="no two processors pay communication"):
+        scale_to_ccr(Problem.from_lists([1, 1], [(0, 1)], n_processors=1), 1.0)
+    with pytest.raises(MethodError, match="ccr_definition: unknown 'x'"):
+        scale_to_ccr(p, 1.0, "x")
+    with pytest.raises(MethodError, match="ccr: expected a positive number"):
+        scale_to_ccr(p, 0)
+    doc = p.to_json()
+    doc["platform"]["network"] = {"latency": 10}
+    with pytest.raises(MethodError, match="latency 10 alone exceeds the target 1"):
+        scale_to_ccr(Problem.from_json(doc), 1.0)
+
+
+@pytest.mark.parametrize(("scheme", "mean"), [("hoft-low", 5), ("hoft-high", 50), ("canon", 15)])
+def test_gamma_acceleration(scheme, mean):
+    times = gamma_times(40000, scheme, seed=0)
+    ratio = times["cpu"] / times["gpu"]
+    assert ratio.mean() == pytest.approx(mean, rel=0.05)
+    assert ratio.std() == pytest.approx(mean, rel=0.1)  # mean = sd in all three sources
+    assert times["gpu"].min() >= 1 and times["gpu"].max() <= 100
+
+
+def test_weight_schemes_on_platforms():
+    arcs = topcuoglu_dag(30, seed=0)
+    flops = random_workload(arcs, 30, "titan", weights="flops", ccr=1.0, seed=0)
+    assert flops.n_processors == 17
+    low = random_workload(arcs, 30, "summit", weights="hoft-high", data="low", seed=0)
+    high = random_workload(arcs, 30, "summit", weights="hoft-high", data="high", seed=0)
+    assert ccr(high) > 10 * ccr(low)  # high data: communication of the order of CPU times
+    with pytest.raises(MethodError, match="needs processor types 'cpu' and 'gpu'"):
+        random_workload(arcs, 30, "mesh:2x2", weights="hoft-low")
+    with pytest.raises(MethodError, match="weights: unknown scheme 'x'"):
+        random_workload(arcs, 30, "mesh:2x2", weights="x")
+    with pytest.raises(MethodError, match="low and high regimes need the CPU-GPU"):
+        random_workload(arcs, 30, "mesh:2x2", data="low")
+
+
+@pytest.mark.parametrize(
+    "platform", ["fully-connected:4", "mesh:2x2", "torus:2x2x2", "hypercube:4", "fat-tree:4",
+                 "cpu-gpu:3+1", "multi-gpu"]
+)  # fmt: skip
+def test_generated_instances_schedule_validly(platform):
+    p = topcuoglu_instance(25, platform, ccr=1.0, beta=1.0, integral=True, seed=4)
+    result = solve(p, "heft")
+    assert validate(p, result.schedule) == []
+
+
+@pytest.mark.parametrize(("regime", "kind"), [("low", "gpu"), ("high", "cpu")])
+def test_data_regimes_match_the_mean_gpu_or_cpu_time(regime, kind):
+    # McSweeney's report, 3.2.3: delays of the order of the mean GPU (low) or CPU (high) time.
+    arcs = erdos_renyi_dag(400, 0.02, seed=0)
+    p = random_workload(arcs, 400, "titan", weights="hoft-low", data=regime, seed=0)
+    delay = p.edge_data / p.bandwidth
+    column = p.proc_types.index(kind)
+    # Each task's delay is uniform on [0, 2 m]: the mean over sources is m.
+    sources = np.unique(p.edge_src)
+    per_source = np.array([delay[p.edge_src == s][0] for s in sources])
+    assert per_source.max() <= 2 * p.cost[:, column].mean() + 1e-6
+    assert per_source.mean() == pytest.approx(p.cost[:, column].mean(), rel=0.15)
+    # Every edge out of one task carries the same data.
+    assert all(len(set(delay[p.edge_src == s].tolist())) == 1 for s in sources)

@@ -15,6 +15,13 @@ name                 CPUs  GPUs  source
 ``summit``              44     6 one Summit node, McSweeney (2019), section 3.1 [2]_
 ==================== ===== ===== =====================================================
 
+``single-gpu`` and ``multi-gpu`` are aliases of the two HOFT platforms
+(:data:`PRESET_ALIASES`). :data:`PRESET_HARDWARE` gives each preset's peak
+double-precision rate per CPU core and per GPU (flops per microsecond, as in
+McSweeney's simulator [2]_, section 3.2.3) and the bandwidth of its interconnect
+(bytes per microsecond): what the flop-based weights of
+:mod:`exactsched.workloads.weights` divide by.
+
 References
 ----------
 .. [1] T. McSweeney, N. Walton and M. Zounon, "An Efficient New Static Scheduling
@@ -29,9 +36,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["PLATFORM_PRESETS", "cpu_gpu_platform", "platform_preset"]
+__all__ = [
+    "PLATFORM_PRESETS",
+    "PRESET_ALIASES",
+    "PRESET_HARDWARE",
+    "Hardware",
+    "cpu_gpu_platform",
+    "platform_preset",
+    "preset_name",
+]
 
 # name -> (CPU processors, GPU processors)
 _COUNTS: dict[str, tuple[int, int]] = {
@@ -71,6 +86,92 @@ PLATFORM_PRESETS: Mapping[str, str] = MappingProxyType(
         ),
     }
 )
+
+
+#: Short names of the presets, accepted wherever a preset name is.
+PRESET_ALIASES: Mapping[str, str] = MappingProxyType(
+    {"single-gpu": "hoft-single-gpu", "multi-gpu": "hoft-multi-gpu"}
+)
+
+
+class Hardware(NamedTuple):
+    """Peak rates of a preset: what flop-based task weights divide by.
+
+    ``cpu`` and ``gpu`` are peak double-precision rates of one CPU core and of
+    one whole GPU in flops per microsecond; ``bandwidth`` is the peak bandwidth
+    of the interconnect in bytes per microsecond; ``source`` says where each
+    figure comes from.
+    """
+
+    cpu: float
+    gpu: float
+    bandwidth: float
+    source: str
+
+
+# Peak rates = clock x double-precision flops per cycle (McSweeney's report,
+# section 3.2.3, computes its defaults the same way); vendor data sheets.
+_SKYLAKE_6130 = 2.1e3 * 32  # 2.1 GHz, AVX-512 with two FMA units: 32 flops/cycle per core
+_V100_SXM2 = 7.8e6  # 7.8 TFLOP/s double precision
+_OPTERON_6274 = 2.2e3 * 4  # 2.2 GHz, one shared FMA4 unit per two cores: 4 flops/cycle per core
+_K20X = 1.31e6  # 1.31 TFLOP/s double precision
+_POWER9 = 3.07e3 * 8  # 3.07 GHz, two 2-wide VSX FMA pipes: 8 flops/cycle per core
+
+#: Preset name -> :class:`Hardware`.
+PRESET_HARDWARE: Mapping[str, Hardware] = MappingProxyType(
+    {
+        "hoft-single-gpu": Hardware(
+            _SKYLAKE_6130,
+            _V100_SXM2,
+            15754.0,
+            "Xeon Gold 6130 core 67.2 GFLOP/s, V100-SXM2 7.8 TFLOP/s, PCIe 3.0 x16 "
+            "15.754 GB/s between CPU and GPU",
+        ),
+        "hoft-multi-gpu": Hardware(
+            _SKYLAKE_6130,
+            _V100_SXM2,
+            15754.0,
+            "Xeon Gold 6130 core 67.2 GFLOP/s, V100-SXM2 7.8 TFLOP/s, PCIe 3.0 x16 "
+            "15.754 GB/s between CPU and GPU",
+        ),
+        "titan": Hardware(
+            _OPTERON_6274,
+            _K20X,
+            8912.0,
+            "Opteron 6274 core 8.8 GFLOP/s, K20X 1.31 TFLOP/s, Cray Gemini 8912 B/us "
+            "(the figure of McSweeney's report, section 4.2)",
+        ),
+        "summit": Hardware(
+            _POWER9,
+            _V100_SXM2,
+            25000.0,
+            "Power9 core 24.56 GFLOP/s, V100-SXM2 7.8 TFLOP/s, dual-rail EDR InfiniBand "
+            "2 x 12.5 GB/s (the interconnect named in McSweeney's report, section 3.1)",
+        ),
+    }
+)
+
+
+def preset_name(name: str) -> str:
+    """The canonical name of a preset or alias.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is neither; the message lists the known names.
+
+    Examples
+    --------
+    >>> preset_name("multi-gpu"), preset_name("summit")
+    ('hoft-multi-gpu', 'summit')
+    """
+    if isinstance(name, str) and name in PRESET_ALIASES:
+        return PRESET_ALIASES[name]
+    if not isinstance(name, str) or name not in _COUNTS:
+        known = ", ".join(sorted(_COUNTS))
+        aliases = ", ".join(sorted(PRESET_ALIASES))
+        raise ValueError(f"unknown platform preset {name!r}; known: {known} (aliases: {aliases})")
+    return name
 
 
 def cpu_gpu_platform(n_cpus: int, n_gpus: int) -> dict[str, Any]:
@@ -117,8 +218,9 @@ def platform_preset(name: str) -> dict[str, Any]:
     ----------
     name : str
         One of ``PLATFORM_PRESETS``: ``"hoft-single-gpu"`` and ``"hoft-multi-gpu"``
-        (7 + 1 and 28 + 4 processors, from [1]_), ``"titan"`` and ``"summit"``
-        (16 + 1 and 44 + 6 processors, from section 3.1 of [2]_).
+        (7 + 1 and 28 + 4 processors, from [1]_; aliases ``"single-gpu"`` and
+        ``"multi-gpu"``), ``"titan"`` and ``"summit"`` (16 + 1 and 44 + 6
+        processors, from section 3.1 of [2]_).
 
     Returns
     -------
@@ -156,7 +258,4 @@ def platform_preset(name: str) -> dict[str, Any]:
        Computing", second-year PhD continuation report, University of Manchester,
        2019.
     """
-    if not isinstance(name, str) or name not in _COUNTS:
-        known = ", ".join(sorted(_COUNTS))
-        raise ValueError(f"unknown platform preset {name!r}; known: {known}")
-    return cpu_gpu_platform(*_COUNTS[name])
+    return cpu_gpu_platform(*_COUNTS[preset_name(name)])

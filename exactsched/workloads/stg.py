@@ -35,13 +35,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from exactsched.errors import InstanceError
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
-__all__ = ["StgOptimum", "read_stg", "read_stg_optima"]
+__all__ = ["StgOptimum", "read_stg", "read_stg_optima", "write_stg"]
 
 
 class StgOptimum(NamedTuple):
@@ -103,7 +103,12 @@ def _default_name(path: Path | None) -> str:
 
 
 def read_stg(
-    source: str | os.PathLike[str], n_processors: int, *, name: str | None = None
+    source: str | os.PathLike[str],
+    n_processors: int | None = None,
+    *,
+    platform: Any = None,
+    keep_dummies: bool = True,
+    name: str | None = None,
 ) -> Problem:
     """Read an STG task graph as a problem on identical processors without communication.
 
@@ -111,8 +116,15 @@ def read_stg(
     ----------
     source : str or path-like
         A file path, or the text of the file (a string containing a newline).
-    n_processors : int
+    n_processors : int, optional
         Number of identical processors (>= 1), fully connected.
+    platform : str, path or mapping, optional
+        Instead of ``n_processors``: any platform
+        :func:`~exactsched.workloads.platforms.resolve_platform` takes; a task
+        costs its STG cost on every processor.
+    keep_dummies : bool
+        Keep the zero-cost dummy entry ``t0`` and exit ``t{n+1}`` (default
+        True); False drops them and their edges.
     name : str, optional
         Problem name; default ``"N/randXXXX.stg"`` (the key of the optima files)
         when the file sits in a folder named by its size, else the file name.
@@ -144,6 +156,8 @@ def read_stg(
     >>> p = read_stg(text, 2)
     >>> p.task_ids, p.cost[:, 0].tolist(), p.n_edges
     (('t0', 't1', 't2', 't3'), [0.0, 3.0, 4.0, 0.0], 4)
+    >>> read_stg(text, platform="single-gpu", keep_dummies=False).task_ids
+    ('t1', 't2')
     >>> read_stg("1\\n0 0 0\\n1 5 1 9\\n2 0 1 1\\n", 1)
     Traceback (most recent call last):
     ...
@@ -162,7 +176,9 @@ def read_stg(
     """
     from exactsched.errors import MethodError
 
-    if isinstance(n_processors, bool) or not isinstance(n_processors, int) or n_processors < 1:
+    if platform is None and (
+        isinstance(n_processors, bool) or not isinstance(n_processors, int) or n_processors < 1
+    ):
         raise MethodError(f"n_processors: expected a positive integer, got {n_processors!r}")
     text, label, path = read_source(source, "stg")
     tokens = _tokens(text)
@@ -205,15 +221,118 @@ def read_stg(
         raise InstanceError(
             f"{label}:{extra[1]}: unexpected {extra[0]!r} after the {n_all} task records"
         )
+    keep = range(n_all) if keep_dummies else range(1, n_all - 1)
+    if platform is None:
+        # No network key: fully connected by default (the document of Problem.from_lists).
+        platform_doc: Any = {
+            "processors": [{"id": f"p{k}"} for k in range(int(n_processors or 1))]
+        }
+    else:
+        from exactsched.workloads.platforms import resolve_platform
+
+        platform_doc = resolve_platform(platform).document
+    document = {
+        "format": "exactsched/instance@1",
+        "name": name if name is not None else _default_name(path),
+        "platform": platform_doc,
+        "tasks": [{"id": f"t{k}", "cost": int(costs[k] or 0)} for k in keep],
+        "edges": [
+            {"src": f"t{a}", "dst": f"t{b}", "data": 0}
+            for a, b, _ in edges
+            if keep_dummies or (0 < a < n_all - 1 and 0 < b < n_all - 1)
+        ],
+    }
     try:
-        return Problem.from_lists(
-            [int(c or 0) for c in costs],
-            edges,
-            n_processors=n_processors,
-            name=name if name is not None else _default_name(path),
-        )
+        return Problem.from_json(document)
     except InstanceError as exc:  # a cycle: the core names the tasks
         raise InstanceError(f"{label}: {exc}") from None
+
+
+def write_stg(
+    problem: Problem, path: str | os.PathLike[str] | None = None, *, cost: str = "mean"
+) -> str:
+    """The task graph of ``problem`` in STG form.
+
+    STG task ``k`` (1..n) is the ``k``-th task of the problem's topological
+    order, so every predecessor has a smaller id. When the problem already
+    starts with a single entry task of cost 0 and ends with a single exit task
+    of cost 0 (an STG read with its dummies), those are the dummies; otherwise
+    a dummy entry ``0`` and exit ``n+1`` are added, joined to every entry and
+    exit task. Edges and order pairs become predecessors; data, isolation pairs
+    and the platform are not part of the format and are dropped.
+
+    Parameters
+    ----------
+    problem : Problem
+    path : str or path-like, optional
+        Also write the text to this file.
+    cost : str
+        STG costs are integers, one per task: the task's ``"mean"`` (default)
+        or ``"min"`` cost over the processors it may run on, rounded.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([3, 4], [(0, 1)], n_processors=2)
+    >>> print(write_stg(p), end="")
+    2
+    0 0 0
+    1 3 1 0
+    2 4 1 1
+    3 0 1 2
+    >>> read_stg(write_stg(p), 2, keep_dummies=False).to_json()["edges"]
+    [{'src': 't1', 'dst': 't2', 'data': 0}]
+    """
+    import numpy as np
+
+    if cost not in ("mean", "min"):
+        raise InstanceError(f"cost: expected 'mean' or 'min', got {cost!r}")
+    weights = problem.mean_cost() if cost == "mean" else problem.min_cost()
+    order = problem.topological_order.tolist()
+    n = problem.n_tasks
+    src = np.concatenate([problem.edge_src, problem.order_src]).tolist()
+    dst = np.concatenate([problem.edge_dst, problem.order_dst]).tolist()
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for a, b in zip(src, dst, strict=True):
+        preds[b].add(a)
+    entries = [i for i in range(n) if not preds[i]]
+    has_succ = {a for a in src}
+    exits = [i for i in range(n) if i not in has_succ]
+    dummies = (
+        n >= 2
+        and entries == [order[0]]
+        and exits == [order[-1]]
+        and weights[order[0]] == 0
+        and weights[order[-1]] == 0
+    )
+    stg_id = {}
+    lines: list[str] = []
+    if dummies:
+        for k, task in enumerate(order):
+            stg_id[task] = k
+        n_real = n - 2
+    else:
+        for k, task in enumerate(order, start=1):
+            stg_id[task] = k
+        n_real = n
+        lines.append("0 0 0")
+    lines.insert(0, str(n_real))
+    for task in order:
+        ps = sorted(stg_id[p] for p in preds[task])
+        if not dummies and not ps:
+            ps = [0]
+        lines.append(" ".join(map(str, [stg_id[task], int(round(weights[task])), len(ps), *ps])))
+    if not dummies:
+        last = sorted(stg_id[t] for t in exits)
+        lines.append(" ".join(map(str, [n + 1, 0, len(last), *last])))
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return text
 
 
 def read_stg_optima(csv_path: str | os.PathLike[str]) -> list[StgOptimum]:

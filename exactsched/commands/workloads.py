@@ -1,0 +1,386 @@
+"""The ``generate`` and ``convert`` commands: workloads from the command line.
+
+``exactsched generate cholesky|qr|lu|random|stg ... --platform P --seed K
+[--count N] -o OUT`` writes generated instances; ``exactsched convert IN -o OUT
+[--platform P]`` turns an STG, DOT, WfCommons or instance file into an
+instance JSON, STG or DOT file (chosen by the extension of ``OUT``, or
+``--to``). See :mod:`exactsched.workloads` and :mod:`exactsched.generators`
+for the models behind every option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from exactsched.errors import InstanceError, MethodError
+
+__all__ = ["add_parsers", "write_problem"]
+
+_PLATFORM = (
+    "a preset (single-gpu, multi-gpu, titan, summit), a JSON file (platform or instance) or "
+    "a shorthand: fully-connected:4, mesh:4x4, torus:2x2x2, hypercube:8, fat-tree:8, cpu-gpu:7+1"
+)
+
+
+def add_parsers(sub: Any) -> dict[str, Any]:
+    """Add ``generate`` and ``convert`` to the sub-parser action ``sub``."""
+    gen = sub.add_parser(
+        "generate",
+        help="generate instances: tiled cholesky/qr/lu, random DAGs, weighted STG graphs",
+        description="Generate instances; every one is deterministic for its seed.",
+    )
+    gen.add_argument("kind", choices=["cholesky", "qr", "lu", "random", "stg"])
+    gen.add_argument("input", nargs="?", help="the STG file (generate stg)")
+    gen.add_argument("--platform", default="single-gpu", help=_PLATFORM + " (default single-gpu)")
+    gen.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    gen.add_argument("--count", type=int, default=1, help="instances, seeds K, K+1, ...")
+    gen.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="output file (.json, .stg, .dot); with --count > 1 a folder, or a name "
+        "containing {seed}",
+    )
+    gen.add_argument("--name", help="instance name (default: from the parameters)")
+    gen.add_argument("--integral", action="store_true", help="round costs and data to integers")
+    tiled = gen.add_argument_group("tiled factorizations (cholesky, qr, lu)")
+    tiled.add_argument("--tiles", type=int, help="N: tiles along each side of the matrix")
+    tiled.add_argument("--tile-size", type=int, default=128, help="b (default 128)")
+    tiled.add_argument(
+        "--noise",
+        type=float,
+        nargs=2,
+        default=(1.0, 10.0),
+        metavar=("L", "U"),
+        help="time = flops / peak rate x U(L, U) (default 1 10)",
+    )
+    tiled.add_argument("--precision", type=int, default=8, help="bytes per entry (default 8)")
+    tiled.add_argument(
+        "--rate",
+        action="append",
+        default=[],
+        metavar="TYPE=FLOPS",
+        help="peak flops per microsecond of a processor type, for --weights flops and the "
+        "tiled DAGs on a platform that is not a preset (e.g. --rate cpu=67200 --rate gpu=7.8e6)",
+    )
+    tiled.add_argument(
+        "--measured",
+        action="store_true",
+        help="cholesky only: the measured kernel times of the HOFT paper (tile size 128 or "
+        "1024) instead of flop counts",
+    )
+    rnd = gen.add_argument_group("random DAGs")
+    rnd.add_argument(
+        "--generator",
+        default="topcuoglu",
+        choices=["topcuoglu", "layered", "erdos-renyi", "daggen"],
+    )
+    rnd.add_argument("--tasks", type=int, help="number of tasks")
+    rnd.add_argument("--alpha", type=float, default=1.0, help="topcuoglu: shape (default 1)")
+    rnd.add_argument(
+        "--out-degree", type=float, default=2.0, help="topcuoglu: mean out-degree (default 2)"
+    )
+    rnd.add_argument("--layers", type=int, help="layered: number of layers (default sqrt(n))")
+    rnd.add_argument("--p", type=float, default=0.3, help="layered, erdos-renyi: arc probability")
+    rnd.add_argument("--fat", type=float, default=0.5, help="daggen: width n**fat")
+    rnd.add_argument("--density", type=float, default=0.5, help="daggen: parents per task")
+    rnd.add_argument("--regularity", type=float, default=0.5, help="daggen: level widths")
+    rnd.add_argument("--jump", type=int, default=1, help="daggen: levels an arc may jump")
+    wts = gen.add_argument_group("weights (random, stg)")
+    wts.add_argument(
+        "--weights",
+        choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
+        help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
+    )
+    wts.add_argument("--beta", type=float, default=0.5, help="topcuoglu heterogeneity")
+    wts.add_argument("--w-dag", type=float, default=50.0, help="topcuoglu mean cost")
+    wts.add_argument(
+        "--ccr",
+        default="1",
+        help="target CCR X, or LOW:HIGH to draw it uniformly per instance (the HOFT paper's "
+        "intervals 0:10, 10:20, 20:50); default 1",
+    )
+    wts.add_argument(
+        "--ccr-definition",
+        default="comm/comp",
+        choices=["comm/comp", "comp/comm", "total"],
+        help="comm/comp: Topcuoglu et al. (default); comp/comm: McSweeney et al. (HOFT); "
+        "total: Ozkaya et al. (sums)",
+    )
+    wts.add_argument(
+        "--data",
+        choices=["low", "high"],
+        help="McSweeney's data regimes instead of a CCR (cpu/gpu weights)",
+    )
+    wts.add_argument(
+        "--drop-dummies", action="store_true", help="stg: drop the dummy entry and exit tasks"
+    )
+
+    conv = sub.add_parser(
+        "convert",
+        help="convert STG, DOT, WfCommons or instance files to instance JSON, STG or DOT",
+    )
+    conv.add_argument("input", help="an instance JSON, WfCommons JSON, STG or DOT file")
+    conv.add_argument("-o", "--output", required=True, help="output file (.json, .stg, .dot)")
+    conv.add_argument("--to", choices=["json", "stg", "dot"], help="default: from -o")
+    conv.add_argument(
+        "--platform",
+        help=_PLATFORM + "; required for STG, DOT and WfCommons input, replaces an instance's",
+    )
+    conv.add_argument(
+        "--drop-dummies", action="store_true", help="STG input: drop the dummy entry and exit"
+    )
+    conv.add_argument(
+        "--speed",
+        action="append",
+        default=[],
+        metavar="TYPE=X",
+        help="WfCommons input: speed of a processor type relative to the machine that "
+        "recorded the runtimes (default 1), e.g. --speed gpu=10",
+    )
+    return {"generate": _cmd_generate, "convert": _cmd_convert}
+
+
+def write_problem(problem: Any, path: str | Path, kind: str | None = None) -> str:
+    """Write ``problem`` as an instance JSON, STG or DOT file; returns the format written.
+
+    The format is ``kind`` or, by default, the extension of ``path``
+    (``.stg``, ``.dot``/``.gv``, anything else JSON).
+    """
+    from exactsched.workloads.dot import write_dot
+    from exactsched.workloads.stg import write_stg
+
+    path = Path(path)
+    if kind is None:
+        suffix = path.suffix.lower()
+        kind = {".stg": "stg", ".dot": "dot", ".gv": "dot"}.get(suffix, "json")
+    if path.parent and not path.parent.exists():
+        raise InstanceError(f"{path}: folder {path.parent} does not exist")
+    try:
+        if kind == "stg":
+            write_stg(problem, path)
+        elif kind == "dot":
+            write_dot(problem, path)
+        else:
+            # The problem's own document, read only: to_json() would deep-copy it,
+            # the slowest step for the 22,100-task Cholesky instance.
+            document = problem._json
+            # Large instances compact (json.dumps without indent is the C encoder),
+            # small ones readable.
+            if problem.n_tasks > 2000:
+                text = json.dumps(document, separators=(",", ":"))
+            else:
+                text = json.dumps(document, indent=1)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    except OSError as exc:
+        raise InstanceError(f"{path}: cannot write file: {exc.strerror or exc}") from None
+    return kind
+
+
+def _describe(problem: Any) -> str:
+    return f"{problem.n_tasks} tasks, {problem.n_edges} edges, {problem.n_processors} processors"
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from exactsched.workloads.loader import load_problem
+
+    problem = load_problem(
+        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=_speeds(args)
+    )
+    kind = write_problem(problem, args.output, args.to)
+    print(f"{args.output}: {kind} ({_describe(problem)})")
+    return 0
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[int, Path | None]]:
+    """(seed, path) per instance; path None means 'a folder: name it after the instance'."""
+    if args.count < 1:
+        raise MethodError(f"--count: expected a positive integer, got {args.count}")
+    seeds = range(args.seed, args.seed + args.count)
+    if "{seed}" in args.output:
+        return [(s, Path(args.output.replace("{seed}", str(s)))) for s in seeds]
+    if args.count == 1:
+        return [(args.seed, Path(args.output))]
+    folder = Path(args.output)
+    if folder.exists() and not folder.is_dir():
+        raise InstanceError(f"{folder}: with --count > 1, -o must be a folder or contain {{seed}}")
+    folder.mkdir(parents=True, exist_ok=True)
+    return [(s, None) for s in seeds]
+
+
+def _generate_one(args: argparse.Namespace, seed: int) -> Any:
+    from exactsched import generators
+    from exactsched.workloads.cholesky import cholesky_instance
+    from exactsched.workloads.tiled import tiled_instance
+
+    kind = args.kind
+    if kind in ("cholesky", "qr", "lu"):
+        if args.tiles is None:
+            raise MethodError(f"generate {kind}: --tiles N is required")
+        if args.measured:
+            if kind != "cholesky":
+                raise MethodError("--measured: kernel timings exist for cholesky only")
+            from exactsched.workloads.platforms import resolve_platform
+
+            spec = resolve_platform(args.platform)
+            platform = {**_expanded(spec.document), "network": spec.network}
+            return cholesky_instance(
+                args.tiles,
+                platform,
+                tile_size=args.tile_size,
+                integral=args.integral,
+                name=args.name or f"cholesky-N{args.tiles}-nb{args.tile_size}-{spec.label}",
+            )
+        return tiled_instance(
+            kind,
+            args.tiles,
+            args.platform,
+            tile_size=args.tile_size,
+            noise=tuple(args.noise),
+            precision=args.precision,
+            rates=_rates(args),
+            integral=args.integral,
+            seed=seed,
+            name=args.name,
+        )
+    if kind == "random":
+        if args.tasks is None:
+            raise MethodError("generate random: --tasks N is required")
+        n = args.tasks
+        parameters: dict[str, Any] = {
+            "topcuoglu": {"alpha": args.alpha, "out_degree": args.out_degree},
+            "layered": {"n_layers": args.layers or max(1, round(n**0.5)), "p": args.p},
+            "erdos-renyi": {"p": args.p},
+            "daggen": {
+                "fat": args.fat,
+                "density": args.density,
+                "regularity": args.regularity,
+                "jump": args.jump,
+            },
+        }[args.generator]
+        rng = generators._rng(seed)
+        try:
+            arcs = generators.DAG_GENERATORS[args.generator](n, seed=rng, **parameters)
+        except ValueError as exc:
+            raise MethodError(f"generate random: {exc}") from None
+        weights = args.weights or "topcuoglu"
+        label = f"{args.generator}-n{n}-{weights}"
+        return _weigh(args, arcs, n, None, label, rng, weights)
+    if args.input is None:
+        raise MethodError("generate stg: give the STG file, e.g. generate stg graph.stg")
+    from exactsched.workloads.stg import read_stg
+
+    graph = read_stg(args.input, 1, keep_dummies=not args.drop_dummies)
+    arcs = list(zip(graph.edge_src.tolist(), graph.edge_dst.tolist(), strict=True))
+    from exactsched.workloads.platforms import resolve_platform
+
+    cpu_gpu = set(resolve_platform(args.platform).types) <= {"cpu", "gpu"}
+    weights = args.weights or ("hoft-low" if cpu_gpu else "topcuoglu")
+    label = f"{Path(args.input).stem}-{weights}"
+    rng = generators._rng(seed)
+    return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights)
+
+
+def _ccr_range(text: str) -> tuple[float, float]:
+    """``--ccr X`` or ``--ccr LOW:HIGH`` as a pair of positive numbers."""
+    parts = str(text).split(":")
+    try:
+        values = [float(x) for x in parts]
+    except ValueError:
+        values = []
+    if len(values) not in (1, 2) or not all(0 < v < float("inf") for v in values):
+        raise MethodError(f"--ccr: expected X or LOW:HIGH with positive numbers, got {text!r}")
+    low, high = values[0], values[-1]
+    if low > high:
+        raise MethodError(f"--ccr: LOW > HIGH in {text!r}")
+    return low, high
+
+
+def _speeds(args: argparse.Namespace) -> dict[str, float] | None:
+    """The ``--speed TYPE=X`` options as a mapping, None when there are none."""
+    speeds: dict[str, float] = {}
+    for text in getattr(args, "speed", []):
+        ptype, _, value = text.partition("=")
+        try:
+            speed = float(value)
+        except ValueError:
+            speed = float("nan")
+        if not ptype or not 0 < speed < float("inf"):
+            raise MethodError(f"--speed: expected TYPE=X with X > 0, got {text!r}")
+        speeds[ptype] = speed
+    return speeds or None
+
+
+def _rates(args: argparse.Namespace) -> dict[str, float] | None:
+    """The ``--rate TYPE=FLOPS`` options as a mapping, None when there are none."""
+    rates: dict[str, float] = {}
+    for text in args.rate:
+        ptype, _, value = text.partition("=")
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = float("nan")
+        if not ptype or not 0 < rate < float("inf"):
+            raise MethodError(f"--rate: expected TYPE=FLOPS with FLOPS > 0, got {text!r}")
+        rates[ptype] = rate
+    return rates or None
+
+
+def _expanded(document: Any) -> dict[str, Any]:
+    from exactsched.instance import _expand_preset
+
+    return dict(_expand_preset(document))
+
+
+def _weigh(
+    args: argparse.Namespace,
+    arcs: list[tuple[int, int]],
+    n: int,
+    ids: list[str] | None,
+    label: str,
+    rng: Any,
+    weights: str,
+) -> Any:
+    from exactsched.generators import random_workload
+    from exactsched.workloads.platforms import resolve_platform
+
+    spec = resolve_platform(args.platform)
+    low, high = _ccr_range(args.ccr)
+    target = low if low == high else float(rng.uniform(low, high))
+    regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
+    try:
+        return random_workload(
+            arcs,
+            n,
+            args.platform,
+            weights=weights,
+            ccr=target,
+            ccr_definition=args.ccr_definition,
+            data=args.data,
+            beta=args.beta,
+            w_dag=args.w_dag,
+            rates=_rates(args),
+            integral=args.integral,
+            task_ids=ids,
+            name=args.name or f"{label}-{regime}-{spec.label}",
+            seed=rng,
+        )
+    except ValueError as exc:
+        if isinstance(exc, InstanceError | MethodError):
+            raise
+        raise MethodError(str(exc)) from None
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    for seed, path in _outputs(args):
+        problem = _generate_one(args, seed)
+        if path is None:
+            safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in problem.name)
+            path = Path(args.output) / f"{safe}-seed{seed}.json"
+        kind = write_problem(problem, path)
+        print(f"{path}: {kind} ({_describe(problem)}, seed {seed})")
+    return 0

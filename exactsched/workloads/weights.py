@@ -1,0 +1,478 @@
+"""Task and edge weights of the literature: flop counts, random schemes, target CCRs.
+
+Contract
+--------
+Cost functions return the execution times of ``n`` tasks, either per processor
+*type* (a dict ``type -> array``, for the CPU-GPU schemes where every processor
+of one type runs a task equally fast) or per *processor* (an ``n x P`` array,
+Topcuoglu's unrelated machines). :func:`scale_to_ccr` rescales the edge data
+of any :class:`~exactsched.Problem` to hit a target communication-to-computation
+ratio, under the definition it is told to use; :func:`ccr` measures it.
+
+Schemes
+-------
+``flops`` (McSweeney's report [1]_, section 3.2.3)
+    Time of a task on a processor type = flops of its kernel on a ``b x b`` tile
+    (:data:`KERNEL_FLOPS`) / peak rate of the type, times a factor drawn
+    uniformly from ``(l, u)``, by default ``(1, 10)``, independently per task and
+    type. For a random DAG (the STG in [1]_) each task gets a flop count drawn
+    uniformly from the integers that put its GPU lower bound in ``[1, 100]``.
+``hoft-low``, ``hoft-high`` (McSweeney, Walton and Zounon [2]_, section 6, after Canon et al. [3]_)
+    GPU time uniform on ``[1, 100]``; CPU time = GPU time x a Gamma variable of
+    mean = standard deviation = 5 (low acceleration) or 50 (high).
+``canon`` (Canon, Marchal, Simon and Vivien [3]_, as described in [1]_)
+    As above with mean = standard deviation = 15.
+``topcuoglu`` (Topcuoglu, Hariri and Wu [4]_)
+    Mean cost ``w_i`` uniform on ``[0, 2 w_DAG]``; the cost on processor ``j``
+    uniform on ``[w_i (1 - beta/2), w_i (1 + beta/2)]`` (heterogeneity ``beta``).
+
+Data regimes (``low``, ``high``, [1]_ section 3.2.3): every task sends one
+amount of data to all its children, drawn so that its communication cost is
+uniform on ``[0, 2 m]``, where ``m`` is the mean GPU time (``low``: costs "of
+the same order as the mean GPU time") or the mean CPU time (``high``).
+
+CCR definitions
+---------------
+Computation of a task = its mean cost over the processors it may run on;
+communication of an edge = its mean delay over ordered pairs of distinct
+processors, ``(latency + data / bandwidth) x mean hops`` (the model's
+communication, so CPU-CPU pairs of an ``accelerated-node`` count as 0, as in
+the mean communication cost of [2]_). Then:
+
+============== ============================================ ========================
+name           ratio                                        source
+============== ============================================ ========================
+``comm/comp``  mean communication / mean computation        Topcuoglu et al. [4]_
+               (also :meth:`exactsched.Problem.ccr`)
+``comp/comm``  mean computation / mean communication        McSweeney et al. [2]_
+``total``      sum of communication / sum of computation    Ozkaya et al. [5]_
+============== ============================================ ========================
+
+References
+----------
+.. [1] T. McSweeney, "Scheduling with Precedence Constraints in High-Performance
+   Computing", PhD continuation report, University of Manchester, 2019,
+   sections 3.2.1-3.2.3.
+.. [2] T. McSweeney, N. Walton and M. Zounon, "An Efficient New Static Scheduling
+   Heuristic for Accelerated Architectures", ICCS 2020, LNCS 12137, pp. 3-16,
+   doi:10.1007/978-3-030-50371-0_1.
+.. [3] L.-C. Canon, L. Marchal, B. Simon and F. Vivien, "Online scheduling of task
+   graphs on hybrid platforms", Euro-Par 2018, doi:10.1007/978-3-319-96983-1_14.
+.. [4] H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and
+   low-complexity task scheduling for heterogeneous computing", IEEE TPDS 13(3),
+   pp. 260-274, 2002, doi:10.1109/71.993206.
+.. [5] M. Y. Ozkaya, A. Benoit, B. Ucar, J. Herrmann and U. V. Catalyurek, "A
+   scalable clustering-based task scheduler for homogeneous processors using DAG
+   partitioning", IPDPS 2019, doi:10.1109/IPDPS.2019.00026.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+
+__all__ = [
+    "ACCELERATION",
+    "CCR_DEFINITIONS",
+    "KERNEL_FLOPS",
+    "ccr",
+    "data_regime",
+    "flop_times",
+    "gamma_times",
+    "kernel_flops",
+    "random_flop_times",
+    "scale_to_ccr",
+    "scaled_data",
+    "topcuoglu_times",
+]
+
+Seed = int | np.random.Generator | None
+
+#: Kernel -> flop count on a ``b x b`` tile. Cholesky and LU kernels: the exact
+#: counts of LAPACK Working Note 41 (Blackford and Dongarra) for square operands;
+#: QR kernels: the leading terms of Buttari et al. (2009), Table 1.
+KERNEL_FLOPS: Mapping[str, Callable[[int], float]] = MappingProxyType(
+    {
+        "POTRF": lambda b: b**3 / 3 + b**2 / 2 + b / 6,
+        "TRSM": lambda b: float(b**3),
+        "SYRK": lambda b: float(b**3 + b**2),
+        "GEMM": lambda b: 2.0 * b**3,
+        "GETRF": lambda b: 2 * b**3 / 3 - b**2 / 2 + 5 * b / 6,
+        "GEQRT": lambda b: 4 * b**3 / 3,
+        "UNMQR": lambda b: 2.0 * b**3,
+        "TSQRT": lambda b: 2.0 * b**3,
+        "TSMQR": lambda b: 4.0 * b**3,
+    }
+)
+
+#: Name -> (mean, standard deviation) of the Gamma factor CPU time / GPU time.
+ACCELERATION: Mapping[str, tuple[float, float]] = MappingProxyType(
+    {"hoft-low": (5.0, 5.0), "hoft-high": (50.0, 50.0), "canon": (15.0, 15.0)}
+)
+
+#: CCR definition name -> one-line description with its source.
+CCR_DEFINITIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "comm/comp": "mean communication / mean computation (Topcuoglu et al. 2002)",
+        "comp/comm": "mean computation / mean communication (McSweeney et al., ICCS 2020)",
+        "total": "sum of communication / sum of computation (Ozkaya et al., IPDPS 2019)",
+    }
+)
+
+
+def _rng(seed: Seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _noise(noise: Sequence[float]) -> tuple[float, float]:
+    try:
+        low, high = (float(x) for x in noise)
+    except (TypeError, ValueError):
+        raise MethodError(f"noise: expected a pair (l, u), got {noise!r}") from None
+    if not 0 < low <= high < float("inf"):
+        raise MethodError(f"noise: expected 0 < l <= u, got ({low:g}, {high:g})")
+    return low, high
+
+
+def kernel_flops(kernel: str, tile_size: int) -> float:
+    """Flops of ``kernel`` on ``tile_size x tile_size`` tiles.
+
+    Examples
+    --------
+    >>> kernel_flops("GEMM", 64)
+    524288.0
+    >>> kernel_flops("AXPY", 64)
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: kernel: no flop count for 'AXPY'; known: GEMM, GEQRT, GETRF, POTRF, SYRK, TRSM, TSMQR, TSQRT, UNMQR
+    """  # noqa: E501
+    if kernel not in KERNEL_FLOPS:
+        known = ", ".join(sorted(KERNEL_FLOPS))
+        raise MethodError(f"kernel: no flop count for {kernel!r}; known: {known}")
+    if isinstance(tile_size, bool) or not isinstance(tile_size, int) or tile_size < 1:
+        raise MethodError(f"tile_size: expected a positive integer, got {tile_size!r}")
+    return float(KERNEL_FLOPS[kernel](tile_size))
+
+
+def flop_times(
+    flops: np.ndarray,
+    rates: Mapping[str, float],
+    *,
+    noise: Sequence[float] = (1.0, 10.0),
+    seed: Seed = None,
+) -> dict[str, np.ndarray]:
+    """Times ``flops / rate x U(l, u)`` per processor type ([1]_, section 3.2.3).
+
+    Parameters
+    ----------
+    flops : array of float
+        Flop count of each task.
+    rates : mapping
+        Processor type -> peak rate (flops per time unit).
+    noise : pair of float
+        ``(l, u)``, ``0 < l <= u``; the factor is drawn independently per task
+        and type (default ``(1, 10)`` as in [1]_; ``(1, 1)`` gives the bounds).
+    seed : int, Generator or None
+
+    Returns
+    -------
+    dict
+        Type -> array of times, types in sorted order.
+
+    Examples
+    --------
+    >>> t = flop_times(np.array([100.0, 200.0]), {"cpu": 10, "gpu": 100}, noise=(1, 1))
+    >>> t["cpu"].tolist(), t["gpu"].tolist()
+    ([10.0, 20.0], [1.0, 2.0])
+    """
+    low, high = _noise(noise)
+    rng = _rng(seed)
+    flops = np.asarray(flops, dtype=float)
+    out = {}
+    for ptype in sorted(rates):
+        rate = float(rates[ptype])
+        if not 0 < rate < float("inf"):
+            raise MethodError(f"rates.{ptype}: expected a positive number, got {rates[ptype]!r}")
+        out[ptype] = flops / rate * rng.uniform(low, high, size=flops.shape)
+    return out
+
+
+def random_flop_times(
+    n_tasks: int,
+    rates: Mapping[str, float],
+    *,
+    gpu_range: tuple[float, float] = (1.0, 100.0),
+    noise: Sequence[float] = (1.0, 10.0),
+    seed: Seed = None,
+) -> dict[str, np.ndarray]:
+    """Flop-based times for tasks of no known kernel (the STG DAGs of [1]_).
+
+    Each task gets an integer flop count drawn uniformly from the range that
+    puts its GPU lower bound ``flops / rates["gpu"]`` in ``gpu_range``; then
+    :func:`flop_times`.
+
+    Examples
+    --------
+    >>> t = random_flop_times(1000, {"cpu": 1, "gpu": 10}, noise=(1, 1), seed=0)
+    >>> bool(1 <= t["gpu"].min() and t["gpu"].max() <= 100)
+    True
+    >>> bool((t["cpu"] == 10 * t["gpu"]).all())
+    True
+    """
+    if "gpu" not in rates:
+        raise MethodError("rates: the flops scheme needs a peak rate for processor type 'gpu'")
+    rng = _rng(seed)
+    gpu = float(rates["gpu"])
+    low, high = int(np.ceil(gpu_range[0] * gpu)), int(np.floor(gpu_range[1] * gpu))
+    flops = rng.integers(low, max(low, high) + 1, size=n_tasks).astype(float)
+    return flop_times(flops, rates, noise=noise, seed=rng)
+
+
+def gamma_times(
+    n_tasks: int, acceleration: str | tuple[float, float], *, seed: Seed = None
+) -> dict[str, np.ndarray]:
+    """GPU times uniform on [1, 100], CPU times = GPU times x a Gamma factor.
+
+    Parameters
+    ----------
+    n_tasks : int
+    acceleration : str or (mean, sd)
+        ``"hoft-low"`` (5, 5) or ``"hoft-high"`` (50, 50) of [2]_, ``"canon"``
+        (15, 15) of [3]_, or any positive ``(mean, sd)`` of the Gamma factor
+        (shape ``(mean/sd)^2``, scale ``sd^2/mean``).
+    seed : int, Generator or None
+
+    Returns
+    -------
+    dict
+        ``{"cpu": ..., "gpu": ...}``.
+
+    Examples
+    --------
+    >>> t = gamma_times(20000, "hoft-high", seed=1)
+    >>> ratio = t["cpu"] / t["gpu"]
+    >>> round(float(ratio.mean())), round(float(ratio.std()))
+    (50, 50)
+    """
+    if isinstance(acceleration, str):
+        if acceleration not in ACCELERATION:
+            known = ", ".join(sorted(ACCELERATION))
+            raise MethodError(f"acceleration: unknown {acceleration!r}; known: {known}")
+        mean, sd = ACCELERATION[acceleration]
+    else:
+        mean, sd = (float(x) for x in acceleration)
+        if not (mean > 0 and sd > 0):
+            raise MethodError(f"acceleration: mean and sd must be > 0, got {acceleration!r}")
+    rng = _rng(seed)
+    gpu = rng.uniform(1.0, 100.0, size=n_tasks)
+    factor = rng.gamma(shape=(mean / sd) ** 2, scale=sd**2 / mean, size=n_tasks)
+    return {"cpu": gpu * factor, "gpu": gpu}
+
+
+def topcuoglu_times(
+    n_tasks: int, n_processors: int, *, w_dag: float = 50.0, beta: float = 0.5, seed: Seed = None
+) -> np.ndarray:
+    """Unrelated costs of Topcuoglu et al. [4]_: an ``n x P`` array.
+
+    ``w_i`` is uniform on ``[0, 2 w_DAG]`` and the cost of task ``i`` on each
+    processor uniform on ``[w_i (1 - beta/2), w_i (1 + beta/2)]``.
+
+    Examples
+    --------
+    >>> w = topcuoglu_times(3, 2, beta=0.0, seed=0)
+    >>> w.shape, bool((w[:, 0] == w[:, 1]).all())
+    ((3, 2), True)
+    """
+    if not 0 <= beta <= 2:
+        raise MethodError(f"beta: heterogeneity must lie in [0, 2], got {beta!r}")
+    if not 0 < w_dag < float("inf"):
+        raise MethodError(f"w_dag: expected a positive number, got {w_dag!r}")
+    rng = _rng(seed)
+    mean = rng.uniform(0.0, 2.0 * w_dag, size=n_tasks)
+    spread = rng.uniform(1 - beta / 2, 1 + beta / 2, size=(n_tasks, n_processors))
+    return mean[:, None] * spread
+
+
+def data_regime(
+    edges: Sequence[tuple[int, int]],
+    n_tasks: int,
+    times: Mapping[str, np.ndarray],
+    regime: str,
+    *,
+    bandwidth: float = 1.0,
+    seed: Seed = None,
+) -> np.ndarray:
+    """Edge data of the ``low`` or ``high`` data regime of [1]_, section 3.2.3.
+
+    Every task sends one amount to all its children; its communication cost
+    (``data / bandwidth``) is uniform on ``[0, 2 m]`` where ``m`` is the mean
+    GPU time (``low``) or the mean CPU time (``high``) of all tasks.
+
+    Examples
+    --------
+    >>> times = {"cpu": np.array([50.0, 50.0]), "gpu": np.array([1.0, 1.0])}
+    >>> d = data_regime([(0, 1)], 2, times, "low", seed=0)
+    >>> bool(0 <= d[0] <= 2)
+    True
+    """
+    if regime not in ("low", "high"):
+        raise MethodError(f"data: unknown regime {regime!r}; known: high, low")
+    kind = "gpu" if regime == "low" else "cpu"
+    if kind not in times:
+        raise MethodError(f"data: the {regime} regime needs times on processor type {kind!r}")
+    mean = float(np.mean(times[kind]))
+    per_task = _rng(seed).uniform(0.0, 2.0 * mean, size=n_tasks) * bandwidth
+    src = np.fromiter((a for a, _ in edges), dtype=np.int64, count=len(edges))
+    return per_task[src]
+
+
+def _ccr_parts(problem: Problem) -> tuple[np.ndarray, float, np.ndarray]:
+    """Per-edge mean delay factor (mean hops), per-task computation, mean hops."""
+    n_procs = problem.n_processors
+    mean_hops = float(problem.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
+    return problem.mean_cost(), mean_hops, problem.arc_unit[: problem.n_edges]
+
+
+def ccr(problem: Problem, definition: str = "comm/comp") -> float:
+    """The CCR of ``problem`` under ``definition`` (see :data:`CCR_DEFINITIONS`).
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([2, 2], [(0, 1, 6)], n_processors=2)
+    >>> ccr(p), ccr(p, "comp/comm"), ccr(p, "total")
+    (3.0, 0.3333333333333333, 1.5)
+    """
+    if definition not in CCR_DEFINITIONS:
+        known = ", ".join(CCR_DEFINITIONS)
+        raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
+    work, mean_hops, unit = _ccr_parts(problem)
+    comm = unit * mean_hops
+    if definition == "total":
+        return float(comm.sum() / work.sum()) if work.sum() > 0 else float("inf")
+    mean_comm = float(comm.mean()) if len(comm) else 0.0
+    mean_work = float(work.mean())
+    if definition == "comm/comp":
+        return mean_comm / mean_work if mean_work > 0 else float("inf")
+    return mean_work / mean_comm if mean_comm > 0 else float("inf")
+
+
+def scaled_data(
+    data: np.ndarray,
+    work: np.ndarray,
+    mean_hops: float,
+    target: float,
+    definition: str = "comm/comp",
+    *,
+    latency: float = 0.0,
+    bandwidth: float = 1.0,
+    integral: bool = False,
+    decimals: int = 6,
+) -> np.ndarray:
+    """Edge data multiplied by the one factor that gives the CCR ``target``.
+
+    The arithmetic of :func:`scale_to_ccr` on arrays: ``work`` is the
+    computation of each task, ``mean_hops`` the mean hops over ordered pairs of
+    distinct processors. Data all 0 count as all 1.
+
+    Examples
+    --------
+    >>> scaled_data(np.array([1.0, 3.0]), np.array([4.0, 4.0]), 1.0, 1.0).tolist()
+    [2.0, 6.0]
+    """
+    if definition not in CCR_DEFINITIONS:
+        known = ", ".join(CCR_DEFINITIONS)
+        raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
+    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1e300:
+        raise MethodError(f"ccr: expected a positive number, got {target!r}")
+    if len(data) == 0:
+        raise MethodError("ccr: the graph has no edges, so no CCR can be set")
+    if mean_hops == 0:
+        raise MethodError("ccr: no two processors pay communication, so no CCR can be set")
+    if work.sum() <= 0:
+        raise MethodError("ccr: every task costs 0, so no CCR can be set")
+    data = np.asarray(data, dtype=float)
+    if not data.any():
+        data = np.ones_like(data)
+    # Wanted mean edge delay (latency + data/bandwidth) * mean_hops, per definition.
+    if definition == "comm/comp":
+        want = target * float(work.mean())
+    elif definition == "comp/comm":
+        want = float(work.mean()) / target
+    else:
+        want = target * float(work.sum()) / len(data)
+    per_hop = want / mean_hops - latency  # wanted mean of data / bandwidth
+    if per_hop <= 0:
+        raise MethodError(
+            f"ccr: the latency {latency:g} alone exceeds the target {target:g} ({definition})"
+        )
+    scaled = data * (per_hop * bandwidth / float(data.mean()))
+    return np.maximum(np.round(scaled), 1.0) if integral else np.round(scaled, decimals)
+
+
+def scale_to_ccr(
+    problem: Problem,
+    target: float,
+    definition: str = "comm/comp",
+    *,
+    integral: bool = False,
+    decimals: int = 6,
+) -> Problem:
+    """``problem`` with every edge's data multiplied by one factor so its CCR is ``target``.
+
+    Edges of data 0 all get data 1 first (so an STG or unweighted graph can be
+    given a CCR). Latency is kept, so a target below what latency alone costs
+    is refused.
+
+    Parameters
+    ----------
+    problem : Problem
+        With at least one edge and two processors some edge can cross.
+    target : float
+        The CCR wanted (> 0).
+    definition : str
+        One of :data:`CCR_DEFINITIONS`.
+    integral : bool
+        Round the new data to integers (>= 1): the CCR is then hit up to rounding.
+    decimals : int
+        Otherwise round the data to this many decimals.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    MethodError
+        For an unknown definition, a target that is not positive, a problem
+        without edges or without a pair of distinct processors, zero
+        computation, or a target the latency alone exceeds.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([2, 4], [(0, 1, 1)], n_processors=2)
+    >>> q = scale_to_ccr(p, 10.0, "comp/comm")
+    >>> q.edge_data.tolist(), ccr(q, "comp/comm")
+    ([0.3], 10.0)
+    """
+    work, mean_hops, _ = _ccr_parts(problem)
+    scaled = scaled_data(
+        problem.edge_data,
+        work,
+        mean_hops,
+        target,
+        definition,
+        latency=problem.latency,
+        bandwidth=problem.bandwidth,
+        integral=integral,
+        decimals=decimals,
+    )
+    doc: dict[str, Any] = problem.to_json()
+    for edge, value in zip(doc["edges"], scaled.tolist(), strict=True):
+        edge["data"] = int(value) if integral else value
+    return Problem.from_json(doc)

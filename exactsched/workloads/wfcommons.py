@@ -1,0 +1,255 @@
+"""Reader of WfCommons workflow instances (WfFormat JSON).
+
+Contract
+--------
+:func:`read_wfcommons` turns a WfFormat document [1]_ into a
+:class:`~exactsched.Problem` on a given platform:
+
+* one task per workflow task (id = the task's ``id``, else its ``name``);
+* its cost on a processor of type ``T`` is its measured runtime in seconds,
+  times ``time_scale`` (default ``1e6``: microseconds, the unit of the
+  presets' bandwidths), divided by ``speeds[T]`` (default 1 for every type:
+  the platform's processors run as fast as the machine that recorded the
+  trace);
+* one edge per parent-child pair, whose ``data`` is the total size in bytes of
+  the files the parent writes and the child reads (0 when they share none).
+
+Both layouts of the format are read: schema 1.5 (``workflow.specification``
+with ``tasks`` and ``files``, ``workflow.execution.tasks`` with
+``runtimeInSeconds``) and schemas 1.3-1.4 (``workflow.tasks`` with
+``runtimeInSeconds`` or ``runtime`` and inline ``files`` entries with ``link``
+``"input"``/``"output"`` and ``sizeInBytes`` or ``size`` in kB for 1.3).
+Every error is one :class:`~exactsched.InstanceError` line naming the file and
+the JSON path at fault.
+
+References
+----------
+.. [1] T. Coleman, H. Casanova, L. Pottier, M. Kaushik, E. Deelman and R. Ferreira
+   da Silva, "WfCommons: A framework for enabling scientific workflow research and
+   development", Future Generation Computer Systems 128, pp. 16-27, 2022,
+   doi:10.1016/j.future.2021.09.043; format: https://github.com/wfcommons/wfformat
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from exactsched.errors import InstanceError
+from exactsched.problem import Problem
+from exactsched.workloads._source import read_source
+
+__all__ = ["read_wfcommons"]
+
+
+def _fail(label: str, where: str, message: str) -> InstanceError:
+    return InstanceError(f"{label}: {where}: {message}")
+
+
+def _number(value: Any, label: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(label, where, f"expected a number, got {json.dumps(value)[:40]}")
+    if not math.isfinite(value) or value < 0:
+        raise _fail(label, where, f"expected a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _list(value: Any, label: str, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _fail(label, where, "expected a list")
+    return value
+
+
+def _task_key(task: Any, label: str, where: str) -> str:
+    if not isinstance(task, Mapping):
+        raise _fail(label, where, "expected an object")
+    key = task.get("id", task.get("name"))
+    if not isinstance(key, str) or not key:
+        raise _fail(label, f"{where}.id", "expected a non-empty string id or name")
+    return key
+
+
+def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict]:
+    """Name, task ids, runtime by id, parents by id, output and input files (name -> bytes)."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("workflow"), Mapping):
+        raise _fail(label, "workflow", "missing; not a WfFormat document")
+    name = doc.get("name", "")
+    wf = doc["workflow"]
+    runtime: dict[str, float] = {}
+    parents: dict[str, list[str]] = {}
+    outputs: dict[str, dict[str, float]] = {}
+    inputs: dict[str, dict[str, float]] = {}
+    ids: list[str] = []
+    aliases: dict[str, str] = {}  # name -> id, since 1.3/1.4 parents are names
+    if "specification" in wf:  # schema 1.5
+        spec = wf["specification"]
+        if not isinstance(spec, Mapping):
+            raise _fail(label, "workflow.specification", "expected an object")
+        sizes: dict[str, float] = {}
+        for k, f in enumerate(_list(spec.get("files", []), label, "workflow.specification.files")):
+            where = f"workflow.specification.files[{k}]"
+            if not isinstance(f, Mapping) or not isinstance(f.get("id"), str):
+                raise _fail(label, where, "expected an object with a string 'id'")
+            sizes[f["id"]] = _number(f.get("sizeInBytes", 0), label, f"{where}.sizeInBytes")
+        tasks = _list(spec.get("tasks"), label, "workflow.specification.tasks")
+        for k, task in enumerate(tasks):
+            where = f"workflow.specification.tasks[{k}]"
+            key = _task_key(task, label, where)
+            if key in parents:
+                raise _fail(label, f"{where}.id", f"duplicate task {key!r}")
+            ids.append(key)
+            aliases.setdefault(str(task.get("name", key)), key)
+            parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
+            for kind, store in (("outputFiles", outputs), ("inputFiles", inputs)):
+                store[key] = {}
+                for j, fid in enumerate(_list(task.get(kind, []), label, f"{where}.{kind}")):
+                    if fid not in sizes:
+                        raise _fail(label, f"{where}.{kind}[{j}]", f"unknown file {fid!r}")
+                    store[key][fid] = sizes[fid]
+        execution = wf.get("execution", {})
+        if not isinstance(execution, Mapping):
+            raise _fail(label, "workflow.execution", "expected an object")
+        for k, task in enumerate(
+            _list(execution.get("tasks", []), label, "workflow.execution.tasks")
+        ):
+            where = f"workflow.execution.tasks[{k}]"
+            key = _task_key(task, label, where)
+            if key not in parents:
+                raise _fail(label, f"{where}.id", f"unknown task {key!r}")
+            runtime[key] = _number(
+                task.get("runtimeInSeconds"), label, f"{where}.runtimeInSeconds"
+            )
+    else:  # schemas 1.3 and 1.4
+        for k, task in enumerate(_list(wf.get("tasks"), label, "workflow.tasks")):
+            where = f"workflow.tasks[{k}]"
+            key = _task_key(task, label, where)
+            if key in parents:
+                raise _fail(label, f"{where}.id", f"duplicate task {key!r}")
+            ids.append(key)
+            aliases.setdefault(str(task.get("name", key)), key)
+            parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
+            field = "runtimeInSeconds" if "runtimeInSeconds" in task else "runtime"
+            runtime[key] = _number(task.get(field), label, f"{where}.{field}")
+            outputs[key], inputs[key] = {}, {}
+            for j, f in enumerate(_list(task.get("files", []), label, f"{where}.files")):
+                fwhere = f"{where}.files[{j}]"
+                if not isinstance(f, Mapping) or f.get("link") not in ("input", "output"):
+                    raise _fail(label, fwhere, "expected an object with link input or output")
+                fname = f.get("name", f.get("id"))
+                if not isinstance(fname, str):
+                    raise _fail(label, f"{fwhere}.name", "expected a string")
+                if "sizeInBytes" in f:
+                    size = _number(f["sizeInBytes"], label, f"{fwhere}.sizeInBytes")
+                else:  # schema 1.3: size in KB
+                    size = 1000.0 * _number(f.get("size", 0), label, f"{fwhere}.size")
+                (outputs if f["link"] == "output" else inputs)[key][fname] = size
+    if not ids:
+        raise _fail(label, "workflow", "has no tasks")
+    missing = [key for key in ids if key not in runtime]
+    if missing:
+        raise _fail(label, "workflow", f"task {missing[0]!r} has no runtime")
+    resolved: dict[str, list[str]] = {}
+    for key in ids:
+        resolved[key] = []
+        for parent in parents[key]:
+            pid = parent if parent in parents else aliases.get(str(parent))
+            if pid is None:
+                raise _fail(label, f"task {key!r}", f"unknown parent {parent!r}")
+            if pid not in resolved[key]:
+                resolved[key].append(pid)
+    return str(name), ids, runtime, resolved, outputs, inputs
+
+
+def read_wfcommons(
+    source: str | os.PathLike[str],
+    platform: Any,
+    *,
+    speeds: Mapping[str, float] | None = None,
+    time_scale: float = 1e6,
+    name: str | None = None,
+) -> Problem:
+    """Read a WfCommons (WfFormat) workflow as a problem on ``platform``.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A file path, or the JSON text itself (a string containing a newline).
+    platform : str, path or mapping
+        Anything :func:`~exactsched.workloads.platforms.resolve_platform` takes.
+    speeds : mapping, optional
+        Processor type -> speed relative to the machine that recorded the
+        runtimes (default 1 for every type).
+    time_scale : float
+        Time units per second of runtime (default ``1e6``: microseconds).
+    name : str, optional
+        Default the workflow's ``name``.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    InstanceError
+        For a file that is not WfFormat JSON, naming the JSON path at fault, an
+        unknown parent or file, a task without runtime, or a cycle.
+
+    Examples
+    --------
+    >>> text = '''{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": [
+    ...   {"name": "a", "runtimeInSeconds": 2.0, "parents": [],
+    ...    "files": [{"link": "output", "name": "f", "sizeInBytes": 300}]},
+    ...   {"name": "b", "runtimeInSeconds": 1.5, "parents": ["a"],
+    ...    "files": [{"link": "input", "name": "f", "sizeInBytes": 300}]}]}}
+    ... '''
+    >>> p = read_wfcommons(text, "cpu-gpu:1+1", speeds={"cpu": 1, "gpu": 4})
+    >>> p.cost.tolist(), p.edge_data.tolist()
+    ([[2000000.0, 500000.0], [1500000.0, 375000.0]], [300.0])
+    """
+    from exactsched.workloads.platforms import resolve_platform
+
+    text, label, _ = read_source(source, "wfcommons")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstanceError(
+            f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise InstanceError(f"{label}: invalid JSON: nested too deeply") from None
+    wf_name, ids, runtime, parents, outputs, inputs = _parse(doc, label)
+    spec = resolve_platform(platform)
+    types = sorted(set(spec.types))
+    speeds = dict(speeds or {})
+    for t in types:
+        value = speeds.setdefault(t, 1.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise InstanceError(f"speeds.{t}: expected a positive number, got {value!r}")
+    if not 0 < time_scale < float("inf"):
+        raise InstanceError(f"time_scale: expected a positive number, got {time_scale!r}")
+
+    def cost(seconds: float) -> dict[str, float] | float:
+        by_type = {t: round(seconds * time_scale / speeds[t], 6) for t in types}
+        values = set(by_type.values())
+        return values.pop() if len(values) == 1 else by_type
+
+    edges = []
+    for key in ids:
+        for parent in parents[key]:
+            shared = outputs[parent].keys() & inputs[key].keys()
+            data = sum(outputs[parent][f] for f in shared)
+            edges.append({"src": parent, "dst": key, "data": data})
+    document = {
+        "format": "exactsched/instance@1",
+        "name": name if name is not None else wf_name,
+        "platform": spec.document,
+        "tasks": [{"id": key, "cost": cost(runtime[key])} for key in ids],
+        "edges": edges,
+    }
+    try:
+        return Problem.from_json(document)
+    except InstanceError as exc:
+        raise InstanceError(f"{label}: {exc}") from None

@@ -1,0 +1,349 @@
+"""STG and DOT round trips, WfCommons input, the format-dispatching loader, platforms."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from exactsched import InstanceError, MethodError, load_instance
+from exactsched.workloads import (
+    detect_format,
+    load_problem,
+    read_dot,
+    read_stg,
+    read_wfcommons,
+    resolve_platform,
+    write_dot,
+    write_stg,
+)
+
+DATA = Path(__file__).parent / "data"
+STG_FILES = sorted((DATA / "stg").glob("*/*.stg"))
+DOT_FILES = sorted((DATA / "sinnen-dot").glob("*.dot"))
+WF = DATA / "wfcommons" / "blast-small.json"
+
+
+def tokens(text):
+    return [t for line in text.splitlines() for t in line.split("#", 1)[0].split()]
+
+
+def graph(problem):
+    """Tasks with costs and edges with data, independent of order."""
+    doc = problem.to_json()
+    return (
+        sorted((t["id"], json.dumps(t["cost"])) for t in doc["tasks"]),
+        sorted((e["src"], e["dst"], e.get("data", 0)) for e in doc.get("edges", [])),
+    )
+
+
+# ---- STG ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", STG_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_stg_round_trip_is_token_exact(path):
+    # STG -> instance -> STG gives the same records (comments aside).
+    text = path.read_text()
+    problem = read_stg(path, 2)
+    assert tokens(write_stg(problem)) == tokens(text)
+    # Without dummies the writer adds them back: the same graph again.
+    dropped = read_stg(path, 2, keep_dummies=False)
+    assert dropped.n_tasks == problem.n_tasks - 2
+    assert "t0" not in dropped.task_ids and f"t{problem.n_tasks - 1}" not in dropped.task_ids
+    assert tokens(write_stg(dropped)) == tokens(text)
+
+
+def test_stg_write_adds_dummies_and_orders_topologically(tmp_path):
+    from exactsched import Problem
+
+    p = Problem.from_lists([3, 4, 5], [(2, 0), (2, 1)], n_processors=2)
+    text = write_stg(p, tmp_path / "g.stg")
+    assert (tmp_path / "g.stg").read_text() == text
+    assert tokens(text) == tokens("3\n0 0 0\n1 5 1 0\n2 3 1 1\n3 4 1 1\n4 0 2 2 3\n")
+    back = read_stg(text, 2, keep_dummies=False)
+    assert back.cost[:, 0].tolist() == [5, 3, 4]
+
+
+def test_stg_write_uses_mean_or_min_cost():
+    from exactsched import Problem
+
+    p = Problem.from_lists([[2, 6]], [], n_processors=2)
+    assert tokens(write_stg(p))[5] == "4"
+    assert tokens(write_stg(p, cost="min"))[5] == "2"
+    with pytest.raises(InstanceError, match="cost: expected 'mean' or 'min'"):
+        write_stg(p, cost="max")
+
+
+def test_stg_on_a_platform():
+    p = read_stg(STG_FILES[0], platform="titan")
+    assert p.n_processors == 17 and p.to_json()["platform"] == {"preset": "titan"}
+    with pytest.raises(MethodError, match="n_processors: expected a positive integer"):
+        read_stg(STG_FILES[0])
+
+
+# ---- DOT ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", DOT_FILES, ids=lambda p: p.name)
+def test_dot_round_trip_keeps_the_graph(path, tmp_path):
+    problem = read_dot(path, 2)
+    out = tmp_path / "g.dot"
+    text = write_dot(problem, out)
+    assert out.read_text() == text
+    again = read_dot(out, 2)
+    assert again.to_json() == problem.to_json()  # same tasks, order, costs, edges, name
+    # The pydot engine reads the same graph (edge order may differ).
+    assert graph(read_dot(path, 2, engine="pydot")) == graph(problem)
+
+
+def test_dot_write_heterogeneous_costs_and_odd_names():
+    from exactsched import Problem
+
+    p = Problem.from_lists([[1, 3], [2, 2]], [(0, 1, 1.5)], n_processors=2)
+    text = write_dot(p)
+    assert 't0 [Weight=2, Costs="1 3"];' in text and "t1 [Weight=2];" in text
+    doc = {
+        "format": "exactsched/instance@1",
+        "name": "a graph",
+        "platform": {"processors": [{"id": "p"}]},
+        "tasks": [
+            {"id": "node", "cost": 1},
+            {"id": 'say "hi"', "cost": 2},
+            {"id": "7", "cost": 0},
+        ],
+        "edges": [{"src": "node", "dst": 'say "hi"', "data": 4}],
+    }
+    q = load_instance(doc)
+    back = read_dot(write_dot(q), 1)
+    assert graph(back) == graph(q) and back.task_ids == q.task_ids and back.name == "a graph"
+
+
+def test_dot_on_a_platform_and_engines():
+    p = read_dot(DOT_FILES[0], platform="mesh:2x2")
+    assert p.network == {"topology": "mesh", "dims": [2, 2]}
+    with pytest.raises(MethodError, match="engine: unknown 'x'"):
+        read_dot(DOT_FILES[0], 2, engine="x")
+    with pytest.raises(MethodError, match="give n_processors or a platform"):
+        read_dot(DOT_FILES[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("graph {\n a; }", r"^dot: expected 'digraph'"),
+        ("digraph {\n a [Weight=1]\n", r"^dot:3: Expected "),
+        ("digraph {\n a [Weight=1];\n a -> b;\n}", r"^dot: node 'b' has no Weight"),
+        ("digraph {\n a [Weight=x];\n}", r"node 'a': Weight must be a number, got 'x'"),
+    ],
+)
+def test_dot_pydot_engine_errors_are_one_line(text, match):
+    with pytest.raises(InstanceError, match=match) as info:
+        read_dot(text, 2, engine="pydot")
+    assert "\n" not in str(info.value)
+
+
+def test_dot_subgraphs_with_pydot():
+    text = "digraph {\n subgraph s { a [Weight=1]; b [Weight=2]; }\n a -> b [Weight=3];\n}\n"
+    p = read_dot(text, 2, engine="pydot")
+    assert p.task_ids == ("a", "b") and p.edge_data.tolist() == [3]
+
+
+# ---- WfCommons ---------------------------------------------------------------------
+
+
+def test_wfcommons_blast_small():
+    p = read_wfcommons(WF, "single-gpu", speeds={"gpu": 10.0})
+    assert p.n_tasks == 6 and p.n_edges == 7
+    i = p.task_ids.index("blastall_00000002")
+    assert p.cost[i, 0] == pytest.approx(81.204e6) and p.cost[i, -1] == pytest.approx(8.1204e6)
+    # split -> blastall carries the chunk it wrote; blastall -> cat_blast its output.
+    data = {
+        (p.task_ids[a], p.task_ids[b]): d
+        for a, b, d in zip(
+            p.edge_src.tolist(), p.edge_dst.tolist(), p.edge_data.tolist(), strict=True
+        )
+    }
+    assert data["split_fasta_00000001", "blastall_00000003"] == 614400
+    assert data["blastall_00000004", "cat_blast_00000005"] == 2304000
+    assert data["cat_blast_00000005", "cat_00000006"] == 6451200
+    assert p.name == "blast-small"
+
+
+def test_wfcommons_schema_1_3_sizes_in_kb_and_seconds_scale():
+    text = json.dumps(
+        {
+            "name": "old",
+            "workflow": {
+                "tasks": [
+                    {
+                        "name": "a",
+                        "runtime": 2,
+                        "files": [{"link": "output", "name": "f", "size": 3}],
+                    },
+                    {
+                        "name": "b",
+                        "runtime": 1,
+                        "parents": ["a"],
+                        "files": [{"link": "input", "name": "f", "size": 3}],
+                    },
+                ]
+            },
+        }  # fmt: skip
+    )
+    p = read_wfcommons(text + "\n", "fully-connected:2", time_scale=1.0)
+    assert p.cost[:, 0].tolist() == [2, 1] and p.edge_data.tolist() == [3000]
+
+
+@pytest.mark.parametrize(
+    ("doc", "match"),
+    [
+        ({"name": "x"}, "workflow: missing; not a WfFormat document"),
+        ({"workflow": {"tasks": []}}, "workflow: has no tasks"),
+        (
+            {"workflow": {"tasks": [{"name": "a"}]}},
+            r"workflow.tasks\[0\].runtime: expected a number",
+        ),
+        (
+            {"workflow": {"tasks": [{"name": "a", "runtime": 1, "parents": ["z"]}]}},
+            "task 'a': unknown parent 'z'",
+        ),
+        (
+            {"workflow": {"specification": {"tasks": [{"id": "a", "inputFiles": ["f"]}]}}},
+            r"tasks\[0\].inputFiles\[0\]: unknown file 'f'",
+        ),
+        (
+            {"workflow": {"specification": {"tasks": [{"id": "a"}]}, "execution": {"tasks": []}}},
+            "task 'a' has no runtime",
+        ),
+        (
+            {"workflow": {"tasks": [{"name": "a", "runtime": -1}]}},
+            "expected a finite number >= 0",
+        ),
+    ],
+)
+def test_wfcommons_errors_name_the_path(doc, match):
+    with pytest.raises(InstanceError, match=match):
+        read_wfcommons(json.dumps(doc) + "\n", "fully-connected:2")
+
+
+def test_wfcommons_not_json():
+    with pytest.raises(InstanceError, match=r"wfcommons: invalid JSON at line 1"):
+        read_wfcommons("{oops\n", "single-gpu")
+
+
+# ---- loader and platforms ----------------------------------------------------------
+
+
+def test_detect_format(tmp_path):
+    assert detect_format(WF) == "wfcommons"
+    assert detect_format(DOT_FILES[0]) == "dot"
+    assert detect_format(STG_FILES[0]) == "stg"
+    assert detect_format("examples/topcuoglu2002.json") == "instance"
+    odd = tmp_path / "graph.txt"
+    odd.write_text(DOT_FILES[0].read_text())
+    assert detect_format(odd) == "dot"
+    odd.write_text(STG_FILES[0].read_text())
+    assert detect_format(odd) == "stg"
+    odd.write_text("hello")
+    with pytest.raises(InstanceError, match="unknown file type"):
+        detect_format(odd)
+
+
+def test_load_problem_every_format():
+    assert load_problem(STG_FILES[0], "multi-gpu").n_processors == 32
+    assert load_problem(STG_FILES[0], "multi-gpu", keep_dummies=False).n_tasks == 100
+    assert load_problem(DOT_FILES[0], "fully-connected:3").n_processors == 3
+    assert load_problem(WF, "summit").n_tasks == 6
+    assert load_problem("examples/topcuoglu2002.json").n_processors == 3
+    retargeted = load_problem("examples/cholesky-n4-single-gpu.json", "summit")
+    assert retargeted.n_processors == 50
+    for path in (STG_FILES[0], DOT_FILES[0], WF):
+        with pytest.raises(InstanceError, match="has no platform; give one"):
+            load_problem(path)
+    with pytest.raises(InstanceError, match="on platform summit: tasks"):
+        load_problem("examples/topcuoglu2002.json", "summit")  # per-processor cost lists
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "topology"),
+    [
+        ("single-gpu", 8, "accelerated-node"),
+        ("hoft-multi-gpu", 32, "accelerated-node"),
+        ("fully-connected:5", 5, "fully-connected"),
+        ("mesh:12", 12, "mesh"),
+        ("torus:2x2x2", 8, "torus"),
+        ("hypercube:8", 8, "hypercube"),
+        ("fat-tree:4", 4, "fat-tree"),
+        ("cpu-gpu:3+2", 5, "accelerated-node"),
+        ({"preset": "titan", "network": {"latency": 2}}, 17, "accelerated-node"),
+    ],
+)
+def test_resolve_platform(spec, n, topology):
+    resolved = resolve_platform(spec)
+    assert len(resolved.types) == n and resolved.network["topology"] == topology
+
+
+def test_resolve_platform_from_files(tmp_path):
+    instance = resolve_platform("examples/mesh-isolation.json")
+    assert instance.network["topology"] == "mesh"
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"preset": "summit", "network": {"bandwidth": 5}}))
+    spec = resolve_platform(path)
+    assert spec.network["bandwidth"] == 5 and spec.hardware.gpu == 7.8e6
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("nowhere", "is not a preset, a shorthand like 'mesh:4x4' or a file"),
+        ("ring:4", "unknown shorthand topology 'ring'"),
+        ("hypercube:6", "platform.network"),
+        ("mesh:0", "has no processors"),
+        ("cpu-gpu:3", "bad shape"),
+        (3, "expected a preset name, a file or a platform object"),
+    ],
+)
+def test_resolve_platform_errors(spec, match):
+    with pytest.raises(InstanceError, match=match):
+        resolve_platform(spec)
+
+
+# ---- presets inside instances ------------------------------------------------------
+
+DOC = {
+    "format": "exactsched/instance@1",
+    "tasks": [
+        {"id": "a", "cost": {"cpu": 4, "gpu": 1}},
+        {"id": "b", "cost": {"cpu": 4, "gpu": 1}},
+    ],
+    "edges": [{"src": "a", "dst": "b", "data": 10}],
+}
+
+
+@pytest.mark.parametrize("name", ["single-gpu", "multi-gpu", "titan", "summit", "hoft-multi-gpu"])
+def test_instance_platform_by_preset_name(name):
+    p = load_instance({**DOC, "platform": name})
+    assert p.topology is not None and "gpu" in p.proc_types
+    assert p.to_json()["platform"] == name  # the document keeps the preset
+
+
+def test_instance_preset_with_network_overrides():
+    p = load_instance({**DOC, "platform": {"preset": "summit", "network": {"bandwidth": 4}}})
+    assert p.n_processors == 50 and p.bandwidth == 4
+    assert p.network == {"topology": "accelerated-node", "bandwidth": 4}
+
+
+@pytest.mark.parametrize(
+    ("platform", "match"),
+    [
+        ("frontier", r"^platform: unknown platform preset 'frontier'; known: hoft-multi-gpu"),
+        ({"preset": 5}, r"^platform.preset: expected a preset name, got 5"),
+        ({"preset": "titan", "processors": []}, r"^platform.processors: not allowed with"),
+        ({"preset": "titan", "network": []}, r"^platform.network: expected an object"),
+        ({"preset": "titan", "network": {"bandwidth": 0}}, r"^platform.network.bandwidth"),
+    ],
+)
+def test_instance_preset_errors(platform, match):
+    with pytest.raises(InstanceError, match=match):
+        load_instance({**DOC, "platform": platform})
