@@ -90,6 +90,17 @@ def test_load_and_class_load() -> None:
     assert lower_bound(p) == 3 == _optimum(p)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_class_load_dual_ascent_is_below_the_lp(seed: int) -> None:
+    # Past max_variables the bound is a dual value of the same LP: never above it,
+    # never below the plain load bound, and close to the LP on small instances.
+    p = random_instance(40, 4, heterogeneity=0.9, affinity=0.2 * (seed % 2), seed=seed)
+    lp = class_load_bound(p)
+    dual = class_load_bound(p, max_variables=0)
+    assert load_bound(p) <= dual <= lp
+    assert dual >= lp * 0.97
+
+
 def test_identical_processors_class_load_is_load() -> None:
     # 18 units of work on two processors: 9, but no split reaches 9, so the optimum is 10
     p = Problem.from_lists([4, 4, 4, 4, 2], n_processors=2)
