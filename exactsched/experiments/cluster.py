@@ -1,0 +1,139 @@
+"""The Dask path of a sweep: the same runs on a ``distributed`` cluster.
+
+Runs are submitted as tasks of :func:`~exactsched.experiments.runner.execute`;
+the client (this process) receives each row as it finishes and writes it to the
+database, exactly as with the local pool, so the database, resume and reports
+do not depend on where the runs ran. A run whose worker dies (Dask retries it on
+another worker, then gives up with ``KilledWorker``) or that raises in transit is
+recorded as an ``error`` row.
+
+Time limits: exact methods get the sweep's time limit as with the local pool;
+a run past its deadline is recorded as an ``error`` row and released by the client,
+but Dask cannot stop a Python thread, so the worker finishes it in the background.
+The workers need the same exactsched installation as the client (import path and
+version).
+
+``distributed`` is an optional dependency (``pip install "exactsched[dask]"``).
+On an HPC cluster start the workers with ``dask-jobqueue`` (see docs/experiments.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from exactsched.errors import MethodError
+from exactsched.experiments.runner import Task, error_row, execute
+
+__all__ = ["run_on_dask", "connect"]
+
+
+def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[], None]]:
+    """A ``distributed.Client`` for ``address`` and a function closing what was opened.
+
+    ``address`` is a scheduler address (``tcp://host:8786``), ``"local"`` (a
+    LocalCluster of ``processes`` single-threaded workers, in threads) or a client.
+
+    Raises
+    ------
+    MethodError
+        If ``distributed`` is not installed or the scheduler cannot be reached.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise MethodError(
+            '--dask: the distributed package is not installed (pip install "exactsched[dask]")'
+        ) from None
+    if not isinstance(address, str):
+        return address, lambda: None
+    if address == "local":
+        cluster = LocalCluster(
+            n_workers=processes or 1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+
+        def close() -> None:
+            client.close()
+            cluster.close()
+
+        return client, close
+    try:
+        client = Client(address, timeout=30)
+    except (OSError, TimeoutError) as exc:
+        raise MethodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+    return client, client.close
+
+
+def run_on_dask(
+    tasks: Sequence[tuple[Any, Task]],
+    on_result: Callable[[Any, dict[str, Any]], None],
+    address: Any,
+    *,
+    processes: int | None = None,
+) -> None:
+    """Run ``tasks`` on a Dask cluster; ``on_result(tid, row)`` in this process as each ends."""
+    if not tasks:
+        return
+    from distributed import as_completed
+
+    client, close = connect(address, processes)
+    try:
+        futures = {}
+        for tid, task in tasks:
+            future = client.submit(execute, task, pure=False)
+            futures[future] = (tid, task, time.monotonic())
+        pending = as_completed(list(futures), with_results=False)
+        remaining = set(futures)
+        while remaining:
+            timeout = _next_deadline(futures, remaining)
+            try:
+                batch = pending.next_batch(block=True) if timeout is None else _wait(pending, timeout)
+            except StopIteration:  # pragma: no cover - every future accounted for
+                break
+            for future in batch:
+                if future not in remaining:
+                    continue
+                remaining.discard(future)
+                tid, task, started = futures[future]
+                try:
+                    row = future.result()
+                except Exception as exc:  # noqa: BLE001  (KilledWorker, cancelled, ...)
+                    message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
+                    row = error_row("error", message[:500], time.monotonic() - started)
+                on_result(tid, row)
+            now = time.monotonic()
+            for future in list(remaining):
+                tid, task, started = futures[future]
+                if task.deadline is not None and now - started >= task.deadline:
+                    remaining.discard(future)
+                    future.cancel()
+                    message = f"time limit: no result after {now - started:.1f} s on dask"
+                    on_result(tid, error_row("error", message, now - started))
+    finally:
+        close()
+
+
+def _next_deadline(futures: dict, remaining: set) -> float | None:
+    ends = [
+        started + task.deadline
+        for f, (_, task, started) in futures.items()
+        if f in remaining and task.deadline is not None
+    ]
+    return max(0.05, min(ends) - time.monotonic()) if ends else None
+
+
+def _wait(pending: Any, timeout: float) -> list[Any]:
+    """The next finished futures, or none after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pending.has_ready():
+            return pending.next_batch(block=False)
+        if pending.is_empty():
+            return []
+        time.sleep(min(0.02, max(0.0, end - time.monotonic())))
+    return pending.next_batch(block=False) if pending.has_ready() else []
