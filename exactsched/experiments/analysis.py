@@ -153,9 +153,12 @@ def instance_references(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if disputed is None:
         if claims:
             optimum = claims[0]["makespan"]
-        elif best_known is not None and best_bound is not None:
-            if best_bound >= best_known or _close(best_bound, best_known):
-                optimum = best_known
+        elif (
+            best_known is not None
+            and best_bound is not None
+            and (best_bound >= best_known or _close(best_bound, best_known))
+        ):
+            optimum = best_known
     return {
         "optimum": optimum,
         "best_known": best_known,

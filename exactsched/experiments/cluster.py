@@ -7,9 +7,9 @@ do not depend on where the runs ran. A run whose worker dies (Dask retries it on
 another worker, then gives up with ``KilledWorker``) or that raises in transit is
 recorded as an ``error`` row.
 
-Time limits: exact methods get the sweep's time limit as with the local pool;
-a run past its deadline is recorded as an ``error`` row and released by the client,
-but Dask cannot stop a Python thread, so the worker finishes it in the background.
+Time limits: exact methods get the sweep's time limit as with the local pool,
+but Dask cannot stop a running Python thread, so the hard deadline of the local
+pool (killing a run that overruns) does not apply here.
 The workers need the same exactsched installation as the client (import path and
 version).
 
@@ -19,7 +19,6 @@ On an HPC cluster start the workers with ``dask-jobqueue`` (see docs/experiments
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -83,57 +82,14 @@ def run_on_dask(
 
     client, close = connect(address, processes)
     try:
-        futures = {}
-        for tid, task in tasks:
-            future = client.submit(execute, task, pure=False)
-            futures[future] = (tid, task, time.monotonic())
-        pending = as_completed(list(futures), with_results=False)
-        remaining = set(futures)
-        while remaining:
-            timeout = _next_deadline(futures, remaining)
+        futures = {client.submit(execute, task, pure=False): tid for tid, task in tasks}
+        for future in as_completed(list(futures)):
+            tid = futures.pop(future)
             try:
-                batch = pending.next_batch(block=True) if timeout is None else _wait(pending, timeout)
-            except StopIteration:  # pragma: no cover - every future accounted for
-                break
-            for future in batch:
-                if future not in remaining:
-                    continue
-                remaining.discard(future)
-                tid, task, started = futures[future]
-                try:
-                    row = future.result()
-                except Exception as exc:  # noqa: BLE001  (KilledWorker, cancelled, ...)
-                    message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
-                    row = error_row("error", message[:500], time.monotonic() - started)
-                on_result(tid, row)
-            now = time.monotonic()
-            for future in list(remaining):
-                tid, task, started = futures[future]
-                if task.deadline is not None and now - started >= task.deadline:
-                    remaining.discard(future)
-                    future.cancel()
-                    message = f"time limit: no result after {now - started:.1f} s on dask"
-                    on_result(tid, error_row("error", message, now - started))
+                row = future.result()
+            except Exception as exc:  # noqa: BLE001  (KilledWorker, cancelled, ...)
+                message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
+                row = error_row("error", message[:500])
+            on_result(tid, row)
     finally:
         close()
-
-
-def _next_deadline(futures: dict, remaining: set) -> float | None:
-    ends = [
-        started + task.deadline
-        for f, (_, task, started) in futures.items()
-        if f in remaining and task.deadline is not None
-    ]
-    return max(0.05, min(ends) - time.monotonic()) if ends else None
-
-
-def _wait(pending: Any, timeout: float) -> list[Any]:
-    """The next finished futures, or none after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pending.has_ready():
-            return pending.next_batch(block=False)
-        if pending.is_empty():
-            return []
-        time.sleep(min(0.02, max(0.0, end - time.monotonic())))
-    return pending.next_batch(block=False) if pending.has_ready() else []

@@ -20,7 +20,14 @@ from typing import Any
 from exactsched.errors import InstanceError
 from exactsched.problem import Problem
 
-__all__ = ["InstanceInfo", "load_problem", "discover", "instance_key", "describe", "INSTANCE_SUFFIXES"]
+__all__ = [
+    "InstanceInfo",
+    "load_problem",
+    "discover",
+    "instance_key",
+    "describe",
+    "INSTANCE_SUFFIXES",
+]
 
 #: File suffixes a directory argument of ``compare`` is searched for.
 INSTANCE_SUFFIXES = (".json",)
@@ -64,9 +71,9 @@ def load_problem(
     >>> p = load_problem("examples/topcuoglu2002.json")
     >>> p.n_tasks, p.n_processors
     (10, 3)
-    >>> q = load_problem(p, {"processors": [{"id": "a"}, {"id": "b"}]})
-    >>> q.n_processors
-    2
+    >>> q = load_problem("examples/mesh-isolation.json", "examples/mesh-isolation.json")
+    >>> q == load_problem("examples/mesh-isolation.json")
+    True
     """
     loader = _workloads_loader()
     if isinstance(source, Problem):

@@ -18,6 +18,7 @@ script registers before the sweep exist in the workers too.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import signal
@@ -154,10 +155,8 @@ class LocalPool:
                         break
                     pending.popleft()
                     free -= need
-                    try:
-                        w.send(tid, task)
-                    except (BrokenPipeError, OSError):
-                        pass  # found dead below
+                    with contextlib.suppress(BrokenPipeError, OSError):
+                        w.send(tid, task)  # a dead worker is found below
                 busy = [w for w in workers if w.task is not None]
                 now = time.monotonic()
                 deadlines = [
@@ -166,9 +165,7 @@ class LocalPool:
                     if w.task is not None and w.task.deadline is not None
                 ]
                 timeout = max(0.0, min(deadlines) - now) if deadlines else None
-                ready = wait(
-                    [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout
-                )
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
                 for k, w in enumerate(workers):
                     if w.task is None:
                         continue
@@ -181,7 +178,9 @@ class LocalPool:
                             row = None
                         if row is None and w.process.sentinel in ready:
                             w.process.join(1)
-                            message = f"worker process died in the run ({_death(w.process.exitcode)})"
+                            message = (
+                                f"worker process died in the run ({_death(w.process.exitcode)})"
+                            )
                             row = error_row("error", message, time.monotonic() - w.started)
                             replace = True
                     if row is None and w.task.deadline is not None:

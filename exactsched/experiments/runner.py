@@ -22,7 +22,15 @@ from exactsched.problem import Problem
 __all__ = ["Task", "execute", "error_row", "RUN_STATUSES", "run_options"]
 
 #: Statuses of a row: the four of :class:`exactsched.Status`, then the sweep's own.
-RUN_STATUSES = ("optimal", "feasible", "infeasible", "unknown", "not-applicable", "invalid", "error")
+RUN_STATUSES = (
+    "optimal",
+    "feasible",
+    "infeasible",
+    "unknown",
+    "not-applicable",
+    "invalid",
+    "error",
+)
 
 _CACHE_SIZE = 32
 _problems: OrderedDict[str, Problem] = OrderedDict()
@@ -167,7 +175,9 @@ def execute(task: Task) -> dict[str, Any]:
     try:
         problem = _problem(task)
         opts = dict(task.options)
-        common = {k: opts.pop(k) for k in ("time_limit", "workers", "seed", "certify") if k in opts}
+        common = {
+            k: opts.pop(k) for k in ("time_limit", "workers", "seed", "certify") if k in opts
+        }
         result = solve(problem, task.method, check=False, **common, **opts)
     except MethodError as exc:
         return error_row("not-applicable", _one_line(exc), time.perf_counter() - started)

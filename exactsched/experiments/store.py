@@ -118,10 +118,8 @@ class Store:
         """Record instances (existing keys keep their first name and source)."""
         rows = [tuple(getattr(i, c) for c in _INSTANCE_COLUMNS) for i in infos]
         with self._transaction():
-            self._db.executemany(
-                f"INSERT OR IGNORE INTO instances VALUES ({', '.join('?' * len(_INSTANCE_COLUMNS))})",
-                rows,
-            )
+            marks = ", ".join("?" * len(_INSTANCE_COLUMNS))
+            self._db.executemany(f"INSERT OR IGNORE INTO instances VALUES ({marks})", rows)
 
     def add_run(
         self, instance: str, method: str, options: str, version: str, row: dict[str, Any]

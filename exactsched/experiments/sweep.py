@@ -276,8 +276,10 @@ def run_sweep(
 
 
 def _specs(value: Any, kind: str) -> list[MethodSpec]:
-    if value is not None and not isinstance(value, str) and all(
-        isinstance(v, MethodSpec) for v in value
+    if (
+        value is not None
+        and not isinstance(value, str)
+        and all(isinstance(v, MethodSpec) for v in value)
     ):
         return list(value)
     specs = parse_methods(value if value is not None else "none", kind)
