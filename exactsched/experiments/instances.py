@@ -27,6 +27,7 @@ __all__ = [
     "instance_key",
     "describe",
     "INSTANCE_SUFFIXES",
+    "canonical_json",
 ]
 
 #: File suffixes a directory argument of ``compare`` is searched for.

@@ -46,6 +46,19 @@ def _context() -> Any:
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
+def warm_up() -> None:
+    """Import, in this process, what a run imports lazily (SciPy for the bounds, ...).
+
+    Pool processes are forked from this one, so each would otherwise pay the
+    imports (about a second) on its first run.
+    """
+    from exactsched.experiments.instances import canonical_json, instance_key
+    from exactsched.problem import Problem
+
+    tiny = Problem.from_lists([[1, 2], [2, 1]], [(0, 1, 1)])
+    execute(Task(instance_key(tiny), canonical_json(tiny), "heft", "heuristic"))
+
+
 def _worker_main(conn: Connection) -> None:
     # The parent decides what an interrupt means; a worker just finishes or is killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -139,6 +152,8 @@ class LocalPool:
         if not pending:
             return
         ctx = _context()
+        if ctx.get_start_method() == "fork":
+            warm_up()
         workers = [_Worker(ctx) for _ in range(min(self.processes, len(pending)))]
         free = self.cores
         try:
