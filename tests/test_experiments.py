@@ -37,9 +37,7 @@ TIMING = ("seconds", "finished", "stats")
 
 
 def _content(store: Store) -> list[dict]:
-    return [
-        {k: v for k, v in r.items() if k not in TIMING} for r in store.runs(schedules=True)
-    ]
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in store.runs(schedules=True)]
 
 
 # ---- methods that misbehave, registered only for the test that uses them ----------
@@ -280,7 +278,10 @@ def test_sigkill_mid_sweep_then_resume_equals_clean_run(tmp_path):
     folder = _instances(tmp_path / "inst")
     script = tmp_path / "run.py"
     script.write_text(_SLOW_SCRIPT)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     args = ["compare", str(folder), "--methods", "test-slow,heft,peft,minimal-serial",
             "--exact", "cpsat", "-t", "20", "-w", "1", "-j", "2", "-q"]  # fmt: skip
     total = 6 * 5
@@ -319,9 +320,12 @@ def test_local_pool_and_dask_local_cluster_give_the_same_database(tmp_path):
     common = dict(methods="heft,cpop,peft,random-eft,minimal-serial", exact="cpsat",
                   time_limit=20, workers=1, progress="none")  # fmt: skip
     local = run_sweep([folder], db=tmp_path / "local.sqlite", jobs=2, **common)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         remote = run_sweep([folder], db=tmp_path / "dask.sqlite", dask=client, **common)
     assert remote.ran == local.ran == 36 and remote.errors == 0
     assert _content(local.store) == _content(remote.store)
