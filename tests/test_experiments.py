@@ -162,6 +162,29 @@ def test_crash_exception_invalid_and_timeout_become_rows(tmp_path, bad_methods):
     assert rows["test-sleep"]["error"].startswith("time limit: killed after")
     assert rows["test-sleep"]["seconds"] < 10
     assert rows["heft"]["status"] == "feasible" and rows["heft"]["makespan"] == 80
+    again = run_sweep(
+        [TOPCUOGLU], "test-crash,test-raise,test-invalid,heft", exact="none", db=out.store,
+        retry_errors=True, progress="none",
+    )  # fmt: skip
+    assert (again.ran, again.skipped) == (2, 2)  # the crash and the exception, not the rest
+
+
+def test_progress_bar_and_lines():
+    import io
+
+    from exactsched.experiments.progress import Progress
+
+    stream = io.StringIO()
+    with Progress(3, mode="bar", stream=stream) as bar:
+        for status in ("feasible", "error", "optimal"):
+            bar.update("m", status)
+    assert "3/3" in stream.getvalue() and "1 error(s)" in stream.getvalue()
+    stream = io.StringIO()
+    with Progress(3, mode="auto", stream=stream, every=3600) as lines:
+        for status in ("feasible", "error", "optimal"):
+            lines.update("m", status)
+    assert stream.getvalue().splitlines() == [stream.getvalue().splitlines()[-1]]
+    assert stream.getvalue().startswith("[3/3] 100% 1 error(s) done")
 
 
 def test_pool_never_oversubscribes_cores(tmp_path, bad_methods):

@@ -66,6 +66,9 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     cmp.add_argument("--db", metavar="FILE", help="study database (SQLite); resumes if it exists")
     cmp.add_argument("--fresh", action="store_true", help="recompute runs the database holds")
+    cmp.add_argument(
+        "--retry-errors", action="store_true", help="run again stored runs that ended in error"
+    )
     cmp.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (or 'local')")
     cmp.add_argument("--platform", metavar="FILE", help="run every instance on this platform")
     cmp.add_argument("--report", metavar="FILE", help="write a Markdown report")
@@ -131,6 +134,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         dask=args.dask,
         fresh=args.fresh,
+        retry_errors=args.retry_errors,
         platform=args.platform,
         progress="none" if (args.quiet or args.json) else "auto",
     )

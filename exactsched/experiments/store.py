@@ -145,10 +145,18 @@ class Store:
 
     # ---- reading ------------------------------------------------------------------
 
-    def finished_keys(self, version: str) -> set[tuple[str, str, str]]:
-        """``(instance, method, options)`` of every run recorded for ``version``."""
+    def finished_keys(
+        self, version: str, *, except_status: tuple[str, ...] = ()
+    ) -> set[tuple[str, str, str]]:
+        """``(instance, method, options)`` of every run recorded for ``version``.
+
+        Runs whose status is in ``except_status`` are left out (to run them again).
+        """
+        marks = ", ".join("?" * len(except_status))
         cur = self._db.execute(
-            "SELECT instance, method, options FROM runs WHERE version = ?", (version,)
+            "SELECT instance, method, options FROM runs WHERE version = ?"
+            + (f" AND status NOT IN ({marks})" if except_status else ""),
+            (version, *except_status),
         )
         return {tuple(r) for r in cur}  # type: ignore[misc]
 

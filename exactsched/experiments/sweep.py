@@ -137,6 +137,7 @@ def run_sweep(
     cores: int | None = None,
     dask: Any = None,
     fresh: bool = False,
+    retry_errors: bool = False,
     platform: str | os.PathLike[str] | None = None,
     deadline: float | None | str = "auto",
     progress: str = "auto",
@@ -171,6 +172,8 @@ def run_sweep(
         cluster, or a client) instead of the local pool.
     fresh : bool
         Recompute runs the database already holds.
+    retry_errors : bool
+        Run again the stored runs whose status is ``error`` (crashes, time-outs).
     platform : path, optional
         Run every instance on this platform instead of its own.
     deadline : float, None or "auto"
@@ -244,7 +247,8 @@ def run_sweep(
             if key not in seen:
                 seen.add(key)
                 plan.append((key, task))
-    done = set() if fresh else store.finished_keys(__version__)
+    retry = ("error",) if retry_errors else ()
+    done = set() if fresh else store.finished_keys(__version__, except_status=retry)
     todo = [(key, task) for key, task in plan if key not in done]
     errors = 0
     with Progress(len(todo), mode=progress) as bar:
