@@ -71,6 +71,13 @@ def _stamp(problem, path: str = ""):
     return exactsched.solve(problem, "heft").schedule
 
 
+def _bounded(problem, *, time_limit=None, workers=None, seed=0):
+    """An exact method that stops early: HEFT's schedule and the cheap lower bound."""
+    schedule = exactsched.solve(problem, "heft").schedule
+    bound = exactsched.lower_bound(problem)
+    return Result("test-bounded", Status.FEASIBLE, schedule, schedule.makespan, bound, 0.0)
+
+
 def _false_optimum(problem, *, time_limit=None, workers=None, seed=0):
     """An exact method that claims its (HEFT) schedule optimal: a false proof."""
     schedule = exactsched.solve(problem, "minimal-serial").schedule
@@ -87,6 +94,7 @@ def bad_methods():
         "test-sleep": (_sleep, "heuristic"),
         "test-stamp": (_stamp, "heuristic"),
         "test-false-optimum": (_false_optimum, "exact"),
+        "test-bounded": (_bounded, "exact"),
     }
     for name, (func, kind) in names.items():
         exactsched.register(name, kind=kind, description="test", source="test")(func)
@@ -217,6 +225,38 @@ def test_disputed_optimum_is_never_picked(bad_methods):
     assert {r["disputed"] is not None for r in rows} == {True}
     assert {r["optimum"] for r in rows} == {None}
     assert "test-false-optimum proves 127" in rows[0]["disputed"]
+
+
+def test_bounded_exact_run_gives_gaps_to_best_and_bound(bad_methods, capsys):
+    from exactsched.cli import main
+
+    out = run_sweep([TOPCUOGLU], "cpop,heft", exact="test-bounded", progress="none")
+    rows = {r["method"]: r for r in load_rows(out.store)}
+    cpop = rows["cpop"]  # 86; heft 80 is the best known; the bound is 54
+    assert cpop["optimum"] is None and cpop["gap_to_optimum"] is None
+    assert cpop["best_known"] == 80 and cpop["gap_to_best"] == pytest.approx(6 / 80)
+    assert cpop["best_bound"] == 54 and cpop["gap_to_bound"] == pytest.approx(32 / 54)
+    status = main(["compare", TOPCUOGLU, "--exact", "test-bounded", "--methods", "cpop", "-q"])
+    text = capsys.readouterr().out
+    assert status == 0 and "optimum unknown: best known 80, best bound 54" in text
+    assert "bound 54" in text and "<=59.26%" in text
+
+
+def test_loading_goes_through_the_workloads_loader_when_present(monkeypatch):
+    import exactsched.workloads as workloads
+    from exactsched.experiments.instances import load_problem
+
+    calls = []
+
+    def fake(path, platform=None):
+        calls.append((str(path), platform))
+        return load_instance(TOPCUOGLU)
+
+    monkeypatch.setattr(workloads, "load_problem", fake, raising=False)
+    run_sweep(["tests/data/stg"], "heft", exact="none", progress="none").store.close()
+    assert load_problem(MESH, "plat.json").name == load_instance(TOPCUOGLU).name
+    assert calls[-1] == (MESH, "plat.json")
+    assert any(path.endswith(".stg") for path, _ in calls)  # its formats are discovered
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,8 @@ __all__ = [
 
 #: File suffixes a directory argument of ``compare`` is searched for.
 INSTANCE_SUFFIXES = (".json",)
+#: Added when :mod:`exactsched.workloads` has a ``load_problem`` reading them.
+WORKLOAD_SUFFIXES = (".stg", ".dot", ".gv")
 
 
 def _workloads_loader() -> Any:
@@ -102,7 +104,9 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The instance files named by ``paths``: files as given, directories searched.
 
     A directory contributes every file below it whose suffix is in
-    :data:`INSTANCE_SUFFIXES`, in sorted order. Duplicates are dropped.
+    :data:`INSTANCE_SUFFIXES` (and :data:`WORKLOAD_SUFFIXES` when
+    ``exactsched.workloads.load_problem`` exists), in sorted order. Duplicates are
+    dropped.
 
     Raises
     ------
@@ -114,15 +118,16 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     >>> [p.name for p in discover(["examples"])][:2]
     ['cholesky-n4-single-gpu.json', 'mesh-isolation.json']
     """
+    suffixes = INSTANCE_SUFFIXES + (WORKLOAD_SUFFIXES if _workloads_loader() else ())
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             inside = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in INSTANCE_SUFFIXES
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
             )
             if not inside:
-                raise InstanceError(f"{path}: no instance files ({', '.join(INSTANCE_SUFFIXES)})")
+                raise InstanceError(f"{path}: no instance files ({', '.join(suffixes)})")
             found.extend(inside)
         elif path.exists():
             found.append(path)
