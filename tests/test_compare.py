@@ -51,6 +51,15 @@ def test_compare_json(capsys):
     assert summary["heft"]["wins"] == 1 and summary["cpop"]["apd"] == pytest.approx(100 * 6 / 80)
 
 
+def test_exact_method_among_methods_gets_the_time_limit(capsys):
+    # Issue 8, item 4: `compare --methods heft milp` ran milp without a time limit.
+    argv = ["compare", TOPCUOGLU, "--methods", "heft", "milp", "--exact", "none", "-t", "9"]
+    status, out, _ = run(capsys, *argv, "-w", "1", "--json")
+    rows = {r["method"]: r for r in json.loads(out)["rows"]}
+    assert status == 0 and set(rows) == {"heft", "milp"}
+    assert json.loads(rows["milp"]["options"])["time_limit"] == 9
+
+
 def test_compare_progress_lines_when_not_a_terminal(capsys):
     status, _, err = run(capsys, "compare", TOPCUOGLU, "--exact", "none", "--methods", "heft")
     assert status == 0 and "[1/1] 100%" in err
@@ -89,7 +98,7 @@ def test_compare_db_resume_report_plots_and_results(tmp_path, capsys):
         (["compare", TOPCUOGLU, "-t", "nan"], "--time-limit"),
         (["compare", TOPCUOGLU, "-w", "100000"], "--workers"),
         (["compare", TOPCUOGLU, "--methods", "nosuch"], "unknown method 'nosuch'"),
-        (["compare", TOPCUOGLU, "--methods", "cpsat"], "not an heuristic method"),
+        (["compare", TOPCUOGLU, "--exact", "heft"], "--exact: heft is not an exact method"),
         (["compare", TOPCUOGLU, "--methods", "heft:nosuch=1"], "not an option of heft"),
         (["compare", "missing.json"], "missing.json: no such file"),
         (["compare", TOPCUOGLU, "--report", "/no/such/dir/r.md"], "does not exist"),

@@ -150,7 +150,8 @@ def run_sweep(
         Instance files, directories (searched for instance files) or problems.
     methods : str or list
         Heuristics: ``"all"`` (default), ``"heft,cpop"``, ``"heft:ranking=median"``,
-        a list of those or of :class:`MethodSpec`; ``"none"`` for none.
+        a list of those or of :class:`MethodSpec`; ``"none"`` for none. An exact
+        method named here runs as those of ``exact`` do.
     exact : str or list
         Exact methods, same syntax (default ``"cpsat"``; ``"none"`` for none).
     time_limit : float, optional
@@ -207,8 +208,13 @@ def run_sweep(
     from exactsched.registry import get_method
 
     started = time.monotonic()
-    heuristics = _specs(methods, "heuristic")
+
+    # An exact method named among the heuristics runs as the exact ones do: with the
+    # time limit, workers, seed and certification.
+    listed = _specs(methods, "heuristic")
+    heuristics = [s for s in listed if get_method(s.name).kind != "exact"]
     exacts = _specs(exact, "exact")
+    exacts += [s for s in listed if get_method(s.name).kind == "exact" and s not in exacts]
     cores = max(1, cores or default_cores())
     if workers is None:
         workers = max(1, min(8, cores))
@@ -290,9 +296,8 @@ def _specs(value: Any, kind: str) -> list[MethodSpec]:
     from exactsched.registry import get_method
 
     for s in specs:
-        if get_method(s.name).kind != kind:
-            what = "--exact" if kind == "exact" else "--methods"
-            raise MethodError(f"{what}: {s.name} is not an {kind} method")
+        if kind == "exact" and get_method(s.name).kind != kind:
+            raise MethodError(f"--exact: {s.name} is not an exact method (use --methods)")
     return specs
 
 
