@@ -193,6 +193,10 @@ class LocalPool:
                             row = None
                         if row is None and w.process.sentinel in ready:
                             w.process.join(1)
+                            if w.process.exitcode == -signal.SIGINT:
+                                # Ctrl-C reached a worker whose solver took over SIGINT:
+                                # an interruption of the sweep, not a result of the run.
+                                raise KeyboardInterrupt
                             message = (
                                 f"worker process died in the run ({_death(w.process.exitcode)})"
                             )
