@@ -48,7 +48,11 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         "--time-limit", "-t", type=float, default=60.0, help="seconds per exact run (default 60)"
     )
     cmp.add_argument(
-        "--workers", "-w", type=int, default=None, help="solver threads per exact run"
+        "--workers",
+        "-w",
+        type=int,
+        default=None,
+        help="solver threads per exact run, as in solve (default: the cores, at most 8)",
     )
     cmp.add_argument(
         "--jobs",
