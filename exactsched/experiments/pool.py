@@ -111,6 +111,33 @@ def _death(code: int | None) -> str:
     return f"exit code {code}"
 
 
+def _collect(w: _Worker, ready: list[Any]) -> tuple[dict[str, Any] | None, bool]:
+    """The row of busy worker ``w`` if its run is over, and whether to replace ``w``.
+
+    Over means: a row arrived; the process died (an ``error`` row naming the exit
+    code or signal); or the run passed its deadline (killed, an ``error`` row).
+    """
+    if w.task is None:
+        return None, False
+    if w.conn in ready or w.process.sentinel in ready:
+        with contextlib.suppress(EOFError, OSError):
+            if w.conn.poll():
+                return w.conn.recv()[1], False
+        if w.process.sentinel in ready:
+            w.process.join(1)
+            if w.process.exitcode == -signal.SIGINT:
+                # Ctrl-C reached a worker whose solver took over SIGINT: an
+                # interruption of the sweep, not a result of the run.
+                raise KeyboardInterrupt
+            message = f"worker process died in the run ({_death(w.process.exitcode)})"
+            return error_row("error", message, time.monotonic() - w.started), True
+    elapsed = time.monotonic() - w.started
+    if w.task.deadline is not None and elapsed >= w.task.deadline:
+        message = f"time limit: killed after {elapsed:.1f} s (deadline {w.task.deadline:g} s)"
+        return error_row("error", message, elapsed), True
+    return None, False
+
+
 class LocalPool:
     """Run tasks on local processes (see the module docstring).
 
@@ -184,33 +211,7 @@ class LocalPool:
                 for k, w in enumerate(workers):
                     if w.task is None:
                         continue
-                    row, replace = None, False
-                    if w.conn in ready or w.process.sentinel in ready:
-                        try:
-                            if w.conn.poll():
-                                _, row = w.conn.recv()
-                        except (EOFError, OSError):
-                            row = None
-                        if row is None and w.process.sentinel in ready:
-                            w.process.join(1)
-                            if w.process.exitcode == -signal.SIGINT:
-                                # Ctrl-C reached a worker whose solver took over SIGINT:
-                                # an interruption of the sweep, not a result of the run.
-                                raise KeyboardInterrupt
-                            message = (
-                                f"worker process died in the run ({_death(w.process.exitcode)})"
-                            )
-                            row = error_row("error", message, time.monotonic() - w.started)
-                            replace = True
-                    if row is None and w.task.deadline is not None:
-                        elapsed = time.monotonic() - w.started
-                        if elapsed >= w.task.deadline:
-                            message = (
-                                f"time limit: killed after {elapsed:.1f} s "
-                                f"(deadline {w.task.deadline:g} s)"
-                            )
-                            row = error_row("error", message, elapsed)
-                            replace = True
+                    row, replace = _collect(w, ready)
                     if row is None:
                         continue
                     finished_tid, task = w.tid, w.task
@@ -222,11 +223,9 @@ class LocalPool:
                     on_result(finished_tid, row)
         finally:
             for w in workers:
-                try:
-                    if w.process.is_alive() and w.task is None:
-                        w.conn.send(None)
-                except (BrokenPipeError, OSError):
-                    pass
+                if w.process.is_alive() and w.task is None:
+                    with contextlib.suppress(BrokenPipeError, OSError):
+                        w.conn.send(None)  # idle: exit now
             for w in workers:
                 w.process.join(0.5)
                 w.kill()
