@@ -47,6 +47,14 @@ def _crash(problem):
     os._exit(3)
 
 
+def _segfault(problem):
+    import ctypes
+    import faulthandler
+
+    faulthandler.disable()  # pytest's dump of the crash is noise here
+    ctypes.string_at(0)  # reads address 0: SIGSEGV, as a crashing solver would
+
+
 def _raise(problem):
     raise RuntimeError("boom\nsecond line")
 
@@ -89,6 +97,7 @@ def _false_optimum(problem, *, time_limit=None, workers=None, seed=0):
 def bad_methods():
     names = {
         "test-crash": (_crash, "heuristic"),
+        "test-segfault": (_segfault, "heuristic"),
         "test-raise": (_raise, "heuristic"),
         "test-invalid": (_invalid, "heuristic"),
         "test-sleep": (_sleep, "heuristic"),
@@ -156,11 +165,12 @@ def test_resume_skips_finished_runs_and_fresh_recomputes(tmp_path):
 
 def test_crash_exception_invalid_and_timeout_become_rows(tmp_path, bad_methods):
     out = run_sweep(
-        [TOPCUOGLU], "test-crash,test-raise,test-invalid,test-sleep,heft", exact="none",
-        deadline=2.0, jobs=2, progress="none",
+        [TOPCUOGLU], "test-crash,test-segfault,test-raise,test-invalid,test-sleep,heft",
+        exact="none", deadline=2.0, jobs=2, progress="none",
     )  # fmt: skip
     rows = {r["method"]: r for r in out.store.runs()}
-    assert len(rows) == 5 and out.errors == 4
+    assert len(rows) == 6 and out.errors == 5
+    assert "killed by signal SIGSEGV" in rows["test-segfault"]["error"]
     assert rows["test-crash"]["status"] == "error"
     assert "died" in rows["test-crash"]["error"] and "exit code 3" in rows["test-crash"]["error"]
     assert rows["test-raise"]["error"] == "RuntimeError: boom second line"
