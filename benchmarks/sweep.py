@@ -15,7 +15,8 @@ with :func:`exactsched.experiments.run_sweep` into a fresh SQLite database:
    CPU time of every method call repeated alone in this process), which other
    load on a shared machine disturbs much less;
 2. with ``--jobs`` processes (default: the cores): the wall time, extrapolated
-   linearly to ``--target`` instances (default 1,000).
+   linearly to ``--target`` instances (default 1,000); and the same from the CPU
+   time of step 1 divided among the processes, what an idle machine would take.
 
 Only this machine's wall-clock time is meaningful here, so the load average is
 printed with the figures: on a shared machine both numbers are inflated.
@@ -138,6 +139,11 @@ def main(argv: list[str] | None = None) -> None:
         f"| **{args.target} instances x {len(heuristics)} heuristics, {jobs} processes "
         f"(extrapolated x {args.target / args.instances:g})** | "
         f"**{wallj * args.target / args.instances / 60:.1f} min** |"
+    )
+    scale = args.target / args.instances
+    print(
+        f"| same, from CPU time on an idle machine: (methods + overhead) CPU / {jobs} "
+        f"processes | {scale * cpu1 / jobs / 60:.1f} min |"
     )
 
 
