@@ -204,3 +204,16 @@ def test_module_entry_point_compare():
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["rows"][0]["makespan"] == 80
+
+
+def test_compare_dask_local(capsys):
+    pytest.importorskip("distributed")
+    status, out, err = run(
+        capsys, "compare", TOPCUOGLU, "--exact", "none", "--methods", "heft,cpop",
+        "--dask", "local", "-j", "1", "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    assert {r["method"]: r["makespan"] for r in json.loads(out)["rows"]} == {
+        "heft": 80,
+        "cpop": 86,
+    }
