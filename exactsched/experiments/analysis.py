@@ -281,7 +281,9 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         ``runs``, ``with_optimum`` (instances with a known optimum), ``optimal``,
         ``share_optimal``, ``mean_gap``, ``median_gap``, ``worst_gap`` (fractions),
         ``apd``, ``wpd`` (percent), ``wins``, ``failures``, ``not_applicable``,
-        ``errors``, ``mean_seconds``.
+        ``errors``, ``mean_seconds``, and for proofs: ``proofs`` (runs with status
+        ``optimal``), ``certified`` and ``refuted`` (runs whose certification
+        succeeded or failed; see :attr:`exactsched.Result.certified`).
 
     Examples
     --------
@@ -338,6 +340,9 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "not_applicable": sum(1 for r in group if r["status"] == "not-applicable"),
                 "errors": sum(1 for r in group if r["status"] in ("error", "invalid")),
                 "mean_seconds": statistics.fmean(secs) if secs else None,
+                "proofs": sum(1 for r in group if r["status"] == "optimal"),
+                "certified": sum(1 for r in group if r.get("certified") is True),
+                "refuted": sum(1 for r in group if r.get("certified") is False),
             }
         )
     out.sort(key=lambda s: (s["kind"] != "exact", _key(s["apd"]), s["method"]))

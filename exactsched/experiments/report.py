@@ -74,12 +74,22 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
     Columns: optimal (instances solved optimally / instances with a known
     optimum), mean, median and worst gap to the optimum, APD and WPD (percent
     above the best heuristic), wins, failures (above the minimal serial time),
-    refusals (n/a), errors and mean seconds per run.
+    refusals (n/a), errors and mean seconds per run; then, per exact method, how
+    many of its proven optima were certified.
     """
     if not rows:
         return "no results"
     summary = summarise(rows)
-    return _table(_SUMMARY_HEAD, [_summary_cells(s) for s in summary], markdown)
+    table = _table(_SUMMARY_HEAD, [_summary_cells(s) for s in summary], markdown)
+    notes = []
+    for s in summary:
+        if s["kind"] == "exact" and s["proofs"]:
+            untried = s["proofs"] - s["certified"] - s["refuted"]
+            parts = [f"{s['certified']} certified"]
+            parts += [f"{s['refuted']} NOT certified"] if s["refuted"] else []
+            parts += [f"{untried} not attempted"] if untried else []
+            notes.append(f"{s['method']}: {s['proofs']} proven optima, {', '.join(parts)}")
+    return table + ("\n\n" + "\n".join(notes) if notes else "")
 
 
 def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
