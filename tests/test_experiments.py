@@ -86,6 +86,13 @@ def _bounded(problem, *, time_limit=None, workers=None, seed=0):
     return Result("test-bounded", Status.FEASIBLE, schedule, schedule.makespan, bound, 0.0)
 
 
+def _certified(problem, *, time_limit=None, workers=None, seed=0, certify=None):
+    """cpsat's answer, marked certified by a witness (as the trust work will do)."""
+    r = exactsched.solve(problem, "cpsat", time_limit=time_limit, workers=workers, seed=seed)
+    return Result("test-certified", r.status, r.schedule, r.makespan, r.lower_bound, 0.0,
+                  certified=True, certified_by=("milp", "bruteforce"))  # fmt: skip
+
+
 def _false_optimum(problem, *, time_limit=None, workers=None, seed=0):
     """An exact method that claims its (HEFT) schedule optimal: a false proof."""
     schedule = exactsched.solve(problem, "minimal-serial").schedule
@@ -104,6 +111,7 @@ def bad_methods():
         "test-stamp": (_stamp, "heuristic"),
         "test-false-optimum": (_false_optimum, "exact"),
         "test-bounded": (_bounded, "exact"),
+        "test-certified": (_certified, "exact"),
     }
     for name, (func, kind) in names.items():
         exactsched.register(name, kind=kind, description="test", source="test")(func)
@@ -149,6 +157,21 @@ def test_time_limit_and_certify_reach_every_exact_method(tmp_path):
     assert options["heft"] == {}  # heuristics ignore both: not in their key
     rows = load_rows(out.store)
     assert all("certified" in r for r in rows)
+
+
+def test_certification_is_stored_and_summarised(bad_methods):
+    from exactsched.experiments import summarise
+    from exactsched.experiments.report import summary_text
+
+    out = run_sweep([TOPCUOGLU], "heft", exact="test-certified", workers=1, time_limit=30,
+                    progress="none")  # fmt: skip
+    rows = {r["method"]: r for r in load_rows(out.store)}
+    assert rows["test-certified"]["certified"] is True
+    assert rows["test-certified"]["certified_by"] == "milp,bruteforce"
+    assert rows["heft"]["certified"] is None
+    summary = {s["method"]: s for s in summarise(load_rows(out.store))}
+    assert (summary["test-certified"]["proofs"], summary["test-certified"]["certified"]) == (1, 1)
+    assert "test-certified: 1 proven optima, 1 certified" in summary_text(load_rows(out.store))
 
 
 def test_resume_skips_finished_runs_and_fresh_recomputes(tmp_path):
