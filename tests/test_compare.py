@@ -38,8 +38,9 @@ def test_compare_reports_gaps_and_refusals(capsys):
 
 def test_compare_json(capsys):
     status, out, _ = run(
-        capsys, "compare", TOPCUOGLU, "--json", "-w", "1", "-t", "20", "--methods", "heft", "cpop"
-    )
+        capsys, "compare", "--methods", "heft", "--methods", "cpop", TOPCUOGLU, "--json", "-w",
+        "1", "-t", "20",
+    )  # fmt: skip
     doc = json.loads(out)
     assert status == 0 and doc["ran"] == 3 and doc["errors"] == 0
     rows = {r["method"]: r for r in doc["rows"]}
@@ -53,7 +54,7 @@ def test_compare_json(capsys):
 
 def test_exact_method_among_methods_gets_the_time_limit(capsys):
     # Issue 8, item 4: `compare --methods heft milp` ran milp without a time limit.
-    argv = ["compare", TOPCUOGLU, "--methods", "heft", "milp", "--exact", "none", "-t", "9"]
+    argv = ["compare", TOPCUOGLU, "--methods", "heft,milp", "--exact", "none", "-t", "9"]
     status, out, _ = run(capsys, *argv, "-w", "1", "--json")
     rows = {r["method"]: r for r in json.loads(out)["rows"]}
     assert status == 0 and set(rows) == {"heft", "milp"}

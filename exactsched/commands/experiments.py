@@ -35,11 +35,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     cmp.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR")
     cmp.add_argument(
         "--methods",
-        nargs="+",
-        default=["all"],
+        action="append",
         metavar="M",
-        help="heuristics: all (default), none, or names (heft,cpop or heft cpop; "
-        "options as heft:ranking=median)",
+        help="heuristics: all (default), none, or names: heft,cpop (repeatable; options as "
+        "heft:ranking=median)",
     )
     cmp.add_argument(
         "--exact", default="cpsat", help="exact methods: cpsat (default), cpsat,milp, or none"
@@ -128,7 +127,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _check_writable(path)
     outcome = run_sweep(
         args.instances,
-        args.methods,
+        args.methods or "all",
         exact=args.exact,
         time_limit=args.time_limit,
         workers=args.workers,
