@@ -227,32 +227,8 @@ def run_sweep(
         if deadline == "auto"
         else deadline
     )
-    plan: list[tuple[tuple[str, str, str], Task]] = []
-    seen: set[tuple[str, str, str]] = set()
-    for info in infos:
-        for spec in [*exacts, *heuristics]:
-            minfo = get_method(spec.name)
-            options = run_options(
-                minfo,
-                dict(spec.options),
-                time_limit=time_limit,
-                workers=workers,
-                seed=seed,
-                certify=certify,
-            )
-            task = Task(
-                instance=info.key,
-                document=info.document,
-                method=spec.name,
-                kind=minfo.kind,
-                options=options,
-                threads=workers if minfo.kind == "exact" else 1,
-                deadline=limit,  # type: ignore[arg-type]
-            )
-            key = (info.key, spec.name, task.options_key)
-            if key not in seen:
-                seen.add(key)
-                plan.append((key, task))
+    common = {"time_limit": time_limit, "workers": workers, "seed": seed, "certify": certify}
+    plan = _plan(infos, [*exacts, *heuristics], common, limit)  # type: ignore[arg-type]
     retry = ("error",) if retry_errors else ()
     done = set() if fresh else store.finished_keys(__version__, except_status=retry)
     todo = [(key, task) for key, task in plan if key not in done]
@@ -270,10 +246,8 @@ def run_sweep(
 
             run_on_dask(todo, on_result, dask, processes=jobs)
         else:
-            processes = jobs or cores
-            LocalPool(processes=processes, cores=max(cores, processes if jobs else 1)).run(
-                todo, on_result
-            )
+            # --jobs above the cores is the user's explicit choice: a slot per process.
+            LocalPool(processes=jobs or cores, cores=max(cores, jobs or 0)).run(todo, on_result)
     return SweepOutcome(
         store=store,
         planned=len(plan),
@@ -283,6 +257,36 @@ def run_sweep(
         seconds=time.monotonic() - started,
         instances=list(dict.fromkeys(i.key for i in infos)),
     )
+
+
+def _plan(
+    infos: Sequence[Any],
+    specs: Sequence[MethodSpec],
+    common: dict[str, Any],
+    deadline: float | None,
+) -> list[tuple[tuple[str, str, str], Task]]:
+    """Every (results key, task) of the sweep, instance by instance, without repeats."""
+    from exactsched.registry import get_method
+
+    plan: list[tuple[tuple[str, str, str], Task]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for info in infos:
+        for spec in specs:
+            minfo = get_method(spec.name)
+            task = Task(
+                instance=info.key,
+                document=info.document,
+                method=spec.name,
+                kind=minfo.kind,
+                options=run_options(minfo, dict(spec.options), **common),
+                threads=common["workers"] if minfo.kind == "exact" else 1,
+                deadline=deadline,
+            )
+            key = (info.key, spec.name, task.options_key)
+            if key not in seen:
+                seen.add(key)
+                plan.append((key, task))
+    return plan
 
 
 def _specs(value: Any, kind: str) -> list[MethodSpec]:
