@@ -227,6 +227,16 @@ def _cmd_results(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _method_of(path: str) -> str | None:
+    """The ``method`` a schedule document names (``solve --json`` writes it), if any."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            method = json.load(fh).get("method")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return method if isinstance(method, str) else None
+
+
 def _cmd_gantt(args: argparse.Namespace) -> int:
     from exactsched.experiments.instances import load_problem
     from exactsched.experiments.plots import gantt_chart
@@ -245,15 +255,20 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
             doc, sched = store.schedule(args.instance or args.schedule, args.method)
         problem = load_problem(doc)
         schedule = Schedule.from_json(sched)
+        method = args.method
     else:
         if not (args.schedule and args.instance):
             raise MethodError("gantt: give SCHEDULE and INSTANCE (or --db, --method)")
         problem = load_problem(args.instance)
         schedule = load_schedule(args.schedule)
+        method = _method_of(args.schedule)
     from exactsched.validate import validate
 
     violations = validate(problem, schedule)
-    fig = gantt_chart(problem, schedule, title=args.title)
+    title = args.title
+    if title is None and method:
+        title = f"{problem.name or 'schedule'}: {method}, makespan {schedule.makespan:g}"
+    fig = gantt_chart(problem, schedule, title=title)
     try:
         fig.savefig(args.output, dpi=120, bbox_inches="tight")
     except OSError as exc:

@@ -135,7 +135,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     ax.set_ylabel("processor")
     ax.set_title(title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}")
     ax.plot([], [], color="tab:red", label="data transfer (arrival)")
-    ax.legend(loc="upper right", fontsize=7, framealpha=0.8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=7, frameon=False)
     fig.tight_layout()
     return fig
 
