@@ -14,7 +14,7 @@ stopping the script (Ctrl-C) and starting it again resumes where it stopped.
 Run it from the repository root::
 
     python examples/optimality_gap_study.py                 # about 2 minutes on 2 cores
-    python examples/optimality_gap_study.py --quick         # 12 instances, seconds
+    python examples/optimality_gap_study.py --quick         # 5 instances, seconds
     python examples/optimality_gap_study.py --dask tcp://scheduler:8786
 
 then open ``study/report.md``. Measured on the shared 2-core machine: 66 instances,
