@@ -425,3 +425,18 @@ def test_local_pool_and_dask_local_cluster_give_the_same_database(tmp_path):
         remote = run_sweep([folder], db=tmp_path / "dask.sqlite", dask=client, **common)
     assert remote.ran == local.ran == 36 and remote.errors == 0
     assert _content(local.store) == _content(remote.store)
+
+
+def test_example_study_runs_quick(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "optimality_gap_study", EXAMPLES / "optimality_gap_study.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--quick", "--out", str(tmp_path / "study"), "--time-limit", "30"])
+    out = capsys.readouterr().out
+    assert "5 instance(s), optimum known for 5" in out
+    assert (tmp_path / "study" / "report.md").read_text().startswith("# Optimality-gap study")
+    assert (tmp_path / "study" / "plots" / "profile.png").exists()
