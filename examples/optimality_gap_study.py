@@ -19,9 +19,9 @@ Run it from the repository root::
 
 then open ``study/report.md``. Measured on the shared 2-core machine: 66 instances,
 1,056 runs in 2 minutes; CP-SAT proved 65 optima within 20 s each (the other,
-30 tasks on a torus at CCR 0.1, ends at 74 with the bound 69). The same study from the command line, once the
-instances are written: ``exactsched compare study/instances --db study/study.sqlite
---report study/report.md --plots study/plots``.
+30 tasks on a torus at CCR 0.1, ends at 74 with the bound 69). The same study
+from the command line, once the instances are written: ``exactsched compare
+study/instances --db study/study.sqlite --report study/report.md --plots study/plots``.
 """
 
 from __future__ import annotations
