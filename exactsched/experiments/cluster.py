@@ -75,15 +75,37 @@ def run_on_dask(
     *,
     processes: int | None = None,
 ) -> None:
-    """Run ``tasks`` on a Dask cluster; ``on_result(tid, row)`` in this process as each ends."""
+    """Run ``tasks`` on a Dask cluster; ``on_result(tid, row)`` in this process as each ends.
+
+    At most ``window`` runs are submitted at a time (four per worker thread), so
+    the scheduler holds a bounded number of instance documents however large the
+    sweep; a new run is submitted as each one finishes.
+    """
     if not tasks:
         return
     from distributed import as_completed
 
     client, close = connect(address, processes)
     try:
-        futures = {client.submit(execute, task, pure=False): tid for tid, task in tasks}
-        for future in as_completed(list(futures)):
+        threads = sum(client.nthreads().values()) or 1
+        window = max(8, 4 * threads)
+        queue = iter(tasks)
+        futures: dict[Any, Any] = {}
+
+        def submit_next() -> Any:
+            item = next(queue, None)
+            if item is None:
+                return None
+            future = client.submit(execute, item[1], pure=False)
+            futures[future] = item[0]
+            return future
+
+        first = [f for f in (submit_next() for _ in range(window)) if f is not None]
+        running = as_completed(first)
+        for future in running:
+            refill = submit_next()
+            if refill is not None:
+                running.add(refill)
             tid = futures.pop(future)
             try:
                 row = future.result()
