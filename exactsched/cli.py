@@ -1,7 +1,8 @@
 """The ``exactsched`` command line.
 
-Commands: ``info``, ``validate``, ``solve``, ``methods`` and ``compare`` here,
-and those of the modules in :mod:`exactsched.commands`.
+Commands: ``info``, ``validate``, ``solve`` and ``methods`` here, and those of
+the modules in :mod:`exactsched.commands` (``compare``, ``results`` and ``gantt``
+in :mod:`exactsched.commands.experiments`).
 Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input or
 usage (a one-line message on standard error, never a traceback).
 """
@@ -135,19 +136,6 @@ def _parser() -> argparse.ArgumentParser:
 
     methods = sub.add_parser("methods", help="list every method with its source")
     methods.add_argument("--json", action="store_true", help="print a JSON list")
-
-    compare = sub.add_parser(
-        "compare", help="run an exact method and every heuristic; report optimality gaps"
-    )
-    compare.add_argument("instance", help="instance JSON file")
-    compare.add_argument("--exact", default="cpsat", help="exact method (default cpsat)")
-    compare.add_argument(
-        "--time-limit", "-t", type=seconds_arg, default=60.0, help="seconds (exact)"
-    )
-    compare.add_argument("--workers", "-w", type=workers_arg, default=None, help="solver threads")
-    compare.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
-    compare.add_argument("--methods", nargs="*", help="heuristics to run (default: all)")
-    compare.add_argument("--json", action="store_true", help="print a JSON list")
 
     from exactsched.commands import command_modules
 
@@ -448,67 +436,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# ---- compare ----------------------------------------------------------------------
-
-
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from exactsched.instance import load_instance
-    from exactsched.registry import available_methods, get_method, solve
-
-    problem = load_instance(args.instance)
-    exact = solve(
-        problem, args.exact, time_limit=args.time_limit, workers=args.workers, seed=args.seed
-    )
-    names = args.methods or [m.name for m in available_methods() if m.kind == "heuristic"]
-    rows = []
-    reference = exact.makespan
-    for name in names:
-        info = get_method(name)
-        result = exact if name == args.exact else solve(problem, info.name, seed=args.seed)
-        gap = None
-        if reference:
-            gap = (result.makespan - reference) / reference
-        rows.append(
-            {
-                "method": name,
-                "makespan": result.makespan,
-                "gap_to_exact": gap,
-                "seconds": round(result.seconds, 6),
-            }
-        )
-    rows.sort(key=lambda r: (r["makespan"], r["method"]))
-    summary = {
-        "exact": {
-            "method": args.exact,
-            "status": exact.status.value,
-            "makespan": exact.makespan,
-            "lower_bound": exact.lower_bound,
-            "gap": exact.gap,
-            "seconds": round(exact.seconds, 6),
-        },
-        "heuristics": rows,
-    }
-    if args.json:
-        _emit(summary)
-        return EXIT_OK
-    print(
-        f"{args.exact}: {exact.status.value}, makespan {exact.makespan:g}, lower bound "
-        f"{exact.lower_bound:g}, gap {100 * (exact.gap or 0):.2f}%, {exact.seconds:.2f}s"
-    )
-    print()
-    print(f"{'method':<22} {'makespan':>10} {'vs exact':>9} {'seconds':>9}")
-    for r in rows:
-        gap_text = "" if r["gap_to_exact"] is None else f"{100 * r['gap_to_exact']:+.2f}%"
-        print(f"{r['method']:<22} {r['makespan']:>10g} {gap_text:>9} {r['seconds']:>9.4f}")
-    return EXIT_OK
-
-
 _COMMANDS = {
     "info": _cmd_info,
     "validate": _cmd_validate,
     "solve": _cmd_solve,
     "methods": _cmd_methods,
-    "compare": _cmd_compare,
 }
 
 

@@ -1,4 +1,7 @@
-"""The command line: info, validate, solve, methods, compare (in-process and subprocess)."""
+"""The command line: info, validate, solve, methods (in-process and subprocess).
+
+``compare``, ``results`` and ``gantt`` are tested in tests/test_compare.py.
+"""
 
 import json
 import subprocess
@@ -110,15 +113,6 @@ def test_methods_listing(capsys):
     for m in methods:
         assert m["kind"] in ("exact", "heuristic")
         assert m["description"] and m["source"]
-
-
-def test_compare_json(capsys):
-    status, out, _ = run(
-        capsys, "compare", EXAMPLE, "--json", "-w", "1", "-t", "20", "--methods", "heft"
-    )
-    doc = json.loads(out)
-    assert status == 0 and doc["exact"]["status"] == "optimal"
-    assert doc["heuristics"][0]["makespan"] >= doc["exact"]["makespan"]
 
 
 def test_subprocess_entry_point():

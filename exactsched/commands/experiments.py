@@ -1,0 +1,284 @@
+"""Study commands: ``compare``, ``results`` and ``gantt``.
+
+``compare`` runs every method on every instance (a sweep, see
+:mod:`exactsched.experiments`) and prints optimality gaps; ``results`` exports
+or summarises a study database; ``gantt`` draws a schedule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import sys
+from typing import Any
+
+from exactsched.cli import seconds_arg, seed_arg, workers_arg
+from exactsched.errors import MethodError
+
+__all__ = ["add_parsers"]
+
+EXIT_OK = 0
+
+
+def add_parsers(sub: Any) -> dict[str, Any]:
+    """Add ``compare``, ``results`` and ``gantt`` to the sub-parser action ``sub``."""
+    cmp = sub.add_parser(
+        "compare",
+        help="run every method on instances, store the results, report optimality gaps",
+        description=(
+            "Run exact methods and heuristics on every instance (files or directories), "
+            "validate every schedule and report each method's gap to the optimum. With "
+            "--db the results are stored as they finish and the same command resumes."
+        ),
+    )
+    cmp.add_argument("instances", nargs="+", metavar="INSTANCE_OR_DIR")
+    cmp.add_argument(
+        "--methods",
+        action="append",
+        metavar="M",
+        help="heuristics: all (default), none, or names: heft,cpop (repeatable; options as "
+        "heft:ranking=median)",
+    )
+    cmp.add_argument(
+        "--exact", default="cpsat", help="exact methods: cpsat (default), cpsat,milp, or none"
+    )
+    cmp.add_argument(
+        "--time-limit",
+        "-t",
+        type=seconds_arg,
+        default=60.0,
+        help="seconds per exact run (default 60)",
+    )
+    cmp.add_argument(
+        "--workers",
+        "-w",
+        type=workers_arg,
+        default=None,
+        help="solver threads per exact run, as in solve (default: the cores, at most 8)",
+    )
+    cmp.add_argument(
+        "--jobs",
+        "-j",
+        type=workers_arg,
+        default=None,
+        help="parallel processes (default: the cores; an exact run holds --workers cores)",
+    )
+    cmp.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
+    cmp.add_argument(
+        "--certify",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="certify proven optima by independent refutation (default: solve's policy)",
+    )
+    cmp.add_argument("--db", metavar="FILE", help="study database (SQLite); resumes if it exists")
+    cmp.add_argument("--fresh", action="store_true", help="recompute runs the database holds")
+    cmp.add_argument(
+        "--retry-errors", action="store_true", help="run again stored runs that ended in error"
+    )
+    cmp.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (or 'local')")
+    cmp.add_argument("--platform", metavar="FILE", help="run every instance on this platform")
+    cmp.add_argument("--report", metavar="FILE", help="write a Markdown report")
+    cmp.add_argument("--plots", metavar="DIR", help="write plots (PNG) to DIR")
+    cmp.add_argument("--json", action="store_true", help="print one JSON document")
+    cmp.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+
+    res = sub.add_parser(
+        "results", help="export or summarise a study database (rows as JSON or CSV)"
+    )
+    res.add_argument("db", help="study database written by compare --db")
+    fmt = res.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="every row as a JSON list")
+    fmt.add_argument("--csv", action="store_true", help="every row as CSV")
+    res.add_argument("--output", "-o", metavar="FILE", help="write there instead of stdout")
+    res.add_argument("--report", metavar="FILE", help="write a Markdown report")
+    res.add_argument("--plots", metavar="DIR", help="write plots (PNG) to DIR")
+
+    gan = sub.add_parser(
+        "gantt",
+        help="draw a schedule as a Gantt chart (PNG or SVG)",
+        description="Draw SCHEDULE (a schedule JSON file) of INSTANCE, or the schedule of "
+        "--method on --instance stored in --db.",
+    )
+    gan.add_argument("schedule", nargs="?", help="schedule JSON file (exactsched/schedule@1)")
+    gan.add_argument("instance", nargs="?", help="instance file")
+    gan.add_argument("--output", "-o", required=True, metavar="FILE", help="out.png or out.svg")
+    gan.add_argument("--db", metavar="FILE", help="take the schedule from a study database")
+    gan.add_argument("--method", "-m", help="with --db: the method")
+    gan.add_argument("--title", help="chart title")
+    return {"compare": _cmd_compare, "results": _cmd_results, "gantt": _cmd_gantt}
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    limit = args.time_limit
+    if limit is not None and not (math.isfinite(limit) and limit > 0):
+        raise MethodError(f"--time-limit: expected a positive number of seconds, got {limit}")
+    for name in ("workers", "jobs"):
+        value = getattr(args, name)
+        if value is not None and not 1 <= value <= 4096:
+            raise MethodError(f"--{name}: expected an integer from 1 to 4096, got {value}")
+    if not 0 <= args.seed < 2**31:
+        raise MethodError(f"--seed: expected an integer from 0 to 2147483647, got {args.seed}")
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from exactsched.experiments.analysis import load_rows
+    from exactsched.experiments.report import compare_text, write_outputs
+    from exactsched.experiments.sweep import run_sweep
+
+    _check_args(args)
+    for path in (args.report, args.plots):
+        _check_writable(path)
+    outcome = run_sweep(
+        args.instances,
+        args.methods or "all",
+        exact=args.exact,
+        time_limit=args.time_limit,
+        workers=args.workers,
+        seed=args.seed,
+        certify=args.certify,
+        db=args.db or ":memory:",
+        jobs=args.jobs,
+        dask=args.dask,
+        fresh=args.fresh,
+        retry_errors=args.retry_errors,
+        platform=args.platform,
+        progress="none" if (args.quiet or args.json) else "auto",
+    )
+    try:
+        wanted = set(outcome.instances)
+        rows = [r for r in load_rows(outcome.store, latest=True) if r["instance_key"] in wanted]
+        written = write_outputs(rows, report=args.report, plots=args.plots)
+        if args.json:
+            _emit_json(compare_json(rows, outcome))
+        else:
+            print(compare_text(rows, outcome))
+            for path in written:
+                print(f"wrote {path}")
+    finally:
+        outcome.store.close()
+    return EXIT_OK
+
+
+def compare_json(rows: list[dict[str, Any]], outcome: Any) -> dict[str, Any]:
+    """The ``compare --json`` document: sweep counts, per-method summary, every row."""
+    from exactsched.experiments.analysis import summarise
+
+    return {
+        "planned": outcome.planned,
+        "skipped": outcome.skipped,
+        "ran": outcome.ran,
+        "errors": outcome.errors,
+        "summary": summarise(rows),
+        "rows": rows,
+    }
+
+
+def _check_writable(path: str | None) -> None:
+    import os
+
+    if path is None:
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise MethodError(f"{path}: folder {parent} does not exist")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _emit_json(document: Any, stream: Any = None) -> None:
+    json.dump(_clean(document), stream or sys.stdout, indent=2)
+    (stream or sys.stdout).write("\n")
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
+    from exactsched.experiments.report import summary_text, write_outputs
+
+    for path in (args.report, args.plots, args.output):
+        _check_writable(path)
+    rows = load_rows(args.db)
+    with contextlib.ExitStack() as stack:
+        out = (
+            stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
+            if args.output
+            else sys.stdout
+        )
+        if args.json:
+            _emit_json([{c: r[c] for c in EXPORT_COLUMNS} for r in rows], out)
+        elif args.csv:
+            import csv
+
+            writer = csv.DictWriter(out, fieldnames=list(EXPORT_COLUMNS), extrasaction="ignore")
+            writer.writeheader()
+            for r in rows:
+                writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
+        else:
+            latest = load_rows(args.db, latest=True)
+            print(summary_text(latest), file=out)
+    for path in write_outputs(
+        load_rows(args.db, latest=True), report=args.report, plots=args.plots
+    ):
+        print(f"wrote {path}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _method_of(path: str) -> str | None:
+    """The ``method`` a schedule document names (``solve --json`` writes it), if any."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            method = json.load(fh).get("method")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return method if isinstance(method, str) else None
+
+
+def _cmd_gantt(args: argparse.Namespace) -> int:
+    from exactsched.experiments.instances import load_problem
+    from exactsched.experiments.plots import gantt_chart
+    from exactsched.schedule import Schedule, load_schedule
+
+    _check_writable(args.output)
+    if not args.output.lower().endswith((".png", ".svg", ".pdf")):
+        raise MethodError(f"--output {args.output}: expected a .png, .svg or .pdf file")
+    if args.db:
+        from exactsched.experiments.analysis import _existing
+        from exactsched.experiments.store import Store
+
+        if not args.method or not (args.instance or args.schedule):
+            raise MethodError("gantt --db: give the instance (key or name) and --method")
+        with Store(_existing(args.db)) as store:
+            doc, sched = store.schedule(args.instance or args.schedule, args.method)
+        problem = load_problem(doc)
+        schedule = Schedule.from_json(sched)
+        method = args.method
+    else:
+        if not (args.schedule and args.instance):
+            raise MethodError("gantt: give SCHEDULE and INSTANCE (or --db, --method)")
+        problem = load_problem(args.instance)
+        schedule = load_schedule(args.schedule)
+        method = _method_of(args.schedule)
+    from exactsched.validate import validate
+
+    violations = validate(problem, schedule)
+    title = args.title
+    if title is None and method:
+        title = f"{problem.name or 'schedule'}: {method}, makespan {schedule.makespan:g}"
+    fig = gantt_chart(problem, schedule, title=title)
+    try:
+        fig.savefig(args.output, dpi=120, bbox_inches="tight")
+    except OSError as exc:
+        raise MethodError(f"--output {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {args.output}")
+    if violations:
+        print(f"warning: the schedule is invalid: {violations[0]}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,240 @@
+"""Instances of a study: the one loading function, discovery and content keys.
+
+Every instance a sweep runs goes through :func:`load_problem`, so a new input
+format (STG, DOT, WfCommons, ``--platform``) reaches ``compare`` by changing
+that one function. An instance is identified by :func:`instance_key`, a hash of
+its content (the name excluded), so renaming or moving a file does not make a
+study recompute it, and two files with the same content are one instance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from exactsched.errors import InstanceError
+from exactsched.problem import Problem
+
+__all__ = [
+    "InstanceInfo",
+    "load_problem",
+    "discover",
+    "instance_key",
+    "describe",
+    "INSTANCE_SUFFIXES",
+    "canonical_json",
+]
+
+#: File suffixes a directory argument of ``compare`` is searched for.
+INSTANCE_SUFFIXES = (".json",)
+#: Added when :mod:`exactsched.workloads` has a ``load_problem`` reading them.
+WORKLOAD_SUFFIXES = (".stg", ".dot", ".gv")
+
+
+def _workloads_loader() -> Any:
+    """``exactsched.workloads.load_problem`` when this build has it, else None."""
+    try:
+        from exactsched.workloads import load_problem as loader  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return loader
+
+
+def load_problem(
+    source: str | os.PathLike[str] | Mapping[str, Any] | Problem,
+    platform: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+) -> Problem:
+    """Read one instance of a study, optionally on another platform.
+
+    Parameters
+    ----------
+    source : path, mapping or Problem
+        An instance file (``exactsched/instance@1`` JSON, or any format
+        :mod:`exactsched.workloads` reads), a parsed document or a problem.
+    platform : path or mapping, optional
+        A ``platform`` object, or an instance document whose ``platform`` is
+        taken, replacing the instance's own.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    InstanceError
+        With a one-line message naming the file and the key at fault.
+
+    Examples
+    --------
+    >>> p = load_problem("examples/topcuoglu2002.json")
+    >>> p.n_tasks, p.n_processors
+    (10, 3)
+    >>> q = load_problem("examples/mesh-isolation.json", "examples/mesh-isolation.json")
+    >>> q == load_problem("examples/mesh-isolation.json")
+    True
+    """
+    loader = _workloads_loader()
+    if isinstance(source, Problem):
+        if platform is None:
+            return source
+        source = source.to_json()
+    elif loader is not None and not isinstance(source, Mapping):
+        return loader(source, platform=platform)
+    from exactsched.instance import load_instance, read_json
+
+    if platform is None:
+        return load_instance(source)
+    doc = dict(source) if isinstance(source, Mapping) else read_json(source)
+    plat = platform if isinstance(platform, Mapping) else read_json(platform)
+    if not isinstance(plat, Mapping):
+        raise InstanceError("platform: expected a JSON object")
+    if "platform" in plat:  # an instance document: take its platform
+        plat = plat["platform"]
+    if not isinstance(doc, Mapping):
+        raise InstanceError(f"{source}: expected a JSON object")
+    return load_instance({**doc, "platform": plat})
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The instance files named by ``paths``: files as given, directories searched.
+
+    A directory contributes every file below it whose suffix is in
+    :data:`INSTANCE_SUFFIXES` (and :data:`WORKLOAD_SUFFIXES` when
+    ``exactsched.workloads.load_problem`` exists), in sorted order. Duplicates are
+    dropped.
+
+    Raises
+    ------
+    InstanceError
+        For a path that does not exist or a directory without instances.
+
+    Examples
+    --------
+    >>> [p.name for p in discover(["examples"])][:2]
+    ['cholesky-n4-single-gpu.json', 'mesh-isolation.json']
+    """
+    suffixes = INSTANCE_SUFFIXES + (WORKLOAD_SUFFIXES if _workloads_loader() else ())
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            inside = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
+            )
+            if not inside:
+                raise InstanceError(f"{path}: no instance files ({', '.join(suffixes)})")
+            found.extend(inside)
+        elif path.exists():
+            found.append(path)
+        else:
+            raise InstanceError(f"{path}: no such file or directory")
+    seen: set[Path] = set()
+    unique = []
+    for p in found:
+        resolved = p.resolve()
+        if resolved not in seen:
+            seen.add(resolved)
+            unique.append(p)
+    return unique
+
+
+def canonical_json(problem: Problem) -> str:
+    """The instance document as compact JSON with sorted keys (one text per content)."""
+    return json.dumps(problem.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def instance_key(problem: Problem) -> str:
+    """A content hash of the instance: 20 hex digits of SHA-256, the name excluded.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> a = Problem.from_lists([1, 2], [(0, 1, 3)], n_processors=2)
+    >>> doc = a.to_json()
+    >>> b = Problem.from_json({**doc, "name": "renamed"})
+    >>> instance_key(a) == instance_key(b)
+    True
+    """
+    doc = problem.to_json()
+    doc.pop("name", None)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class InstanceInfo:
+    """What a study records about an instance (the grouping columns of the report).
+
+    Attributes
+    ----------
+    key : str
+        :func:`instance_key`.
+    name : str
+        The instance's name, or the file stem when it has none.
+    source : str
+        Where it was read from.
+    tasks, edges, processors : int
+    topology : str
+        The network topology.
+    platform : str
+        A short label of the platform: processor count and types, topology.
+    ccr : float
+        :meth:`Problem.ccr`.
+    mst : float
+        Minimal serial time (the failure threshold).
+    document : str
+        The instance as canonical JSON (so a study database is self-contained).
+    """
+
+    key: str
+    name: str
+    source: str
+    tasks: int
+    edges: int
+    processors: int
+    topology: str
+    platform: str
+    ccr: float
+    mst: float
+    document: str
+
+
+def describe(problem: Problem, source: str = "") -> InstanceInfo:
+    """The :class:`InstanceInfo` of a problem read from ``source``.
+
+    Examples
+    --------
+    >>> info = describe(load_problem("examples/topcuoglu2002.json"), "topcuoglu2002.json")
+    >>> info.tasks, info.platform
+    (10, '3 processors, fully-connected')
+    """
+    from exactsched.metrics import minimal_serial_time
+
+    types: dict[str, int] = {}
+    for t in problem.proc_types:
+        types[t] = types.get(t, 0) + 1
+    topology = str(problem.network.get("topology", "fully-connected"))
+    if len(types) > 1:
+        kinds = " + ".join(f"{n} {t}" for t, n in types.items())
+        label = f"{problem.n_processors} processors ({kinds}), {topology}"
+    else:
+        label = f"{problem.n_processors} processors, {topology}"
+    name = problem.name or (Path(source).stem if source else "")
+    return InstanceInfo(
+        key=instance_key(problem),
+        name=name,
+        source=str(source),
+        tasks=problem.n_tasks,
+        edges=len(problem.edge_src),
+        processors=problem.n_processors,
+        topology=topology,
+        platform=label,
+        ccr=float(problem.ccr()),
+        mst=float(minimal_serial_time(problem)),
+        document=canonical_json(problem),
+    )

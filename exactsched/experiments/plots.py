@@ -1,0 +1,328 @@
+"""Plots of schedules and studies (matplotlib, the ``plot`` extra).
+
+* :func:`gantt_chart`: one row per processor, tasks as labelled boxes at their
+  scheduled times, idle time as the hatched background of a row, and each data
+  transfer between two processors as an arrow from the sender's finish to the
+  data's arrival on the receiver's row;
+* :func:`performance_profile`: for each method, the share of instances on which
+  its makespan (or runtime) is within a factor ``tau`` of the best (Dolan and More
+  2002, as in the seed slides of Ozkaya et al., IPDPS 2019);
+* :func:`gap_distributions`: the gap to the optimum of each heuristic, one box each;
+* :func:`gap_against`: mean gap to the optimum against CCR or instance size;
+* :func:`study_plots`: all of the study plots into a folder.
+
+Every function returns the matplotlib Figure (the Agg backend: no display needed).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+from exactsched.schedule import Schedule
+
+__all__ = [
+    "gantt_chart",
+    "performance_profile",
+    "gap_distributions",
+    "gap_against",
+    "study_plots",
+]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise MethodError('plots need matplotlib: pip install "exactsched[plot]"') from None
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = None) -> Any:
+    """A Gantt chart of ``schedule``: processors as rows, tasks labelled.
+
+    Each task is a ``Rectangle`` whose ``gid`` is the task id, spanning
+    ``[start, finish]`` on its processor's row (row ``k`` is centred on
+    ``y = k``, processors in instance order from the top). The y tick labels
+    are the processor ids. Idle time shows as the hatched grey band behind a
+    row; a data transfer between processors is an arrow from the sender's
+    finish to the arrival time on the receiver's row (``gid`` ``"comm:src->dst"``).
+
+    Examples
+    --------
+    >>> from exactsched import Placement, Problem, Schedule
+    >>> p = Problem.from_lists([[2, 2], [2, 2]], [(0, 1, 1)])
+    >>> s = Schedule({"t0": Placement("p0", 0, 2), "t1": Placement("p1", 3, 5)})
+    >>> fig = gantt_chart(p, s)
+    >>> ax = fig.axes[0]
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['p0', 'p1']
+    >>> [(r.get_gid(), float(r.get_x()), float(r.get_width())) for r in ax.patches
+    ...  if r.get_gid() in ("t0", "t1")]
+    [('t0', 0.0, 2.0), ('t1', 3.0, 2.0)]
+    """
+    plt = _pyplot()
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    n_procs = problem.n_processors
+    span = float(schedule.makespan or 1.0)
+    fig, ax = plt.subplots(figsize=(min(16, 6 + 0.1 * problem.n_tasks), 1.2 + 0.45 * n_procs))
+    row = {p: k for k, p in enumerate(problem.proc_ids)}
+    for k in range(n_procs):
+        ax.add_patch(
+            Rectangle(
+                (0, k - 0.4),
+                span,
+                0.8,
+                facecolor="#f2f2f2",
+                edgecolor="none",
+                hatch="//",
+                zorder=0,
+                label="idle" if k == 0 else None,
+            )  # fmt: skip
+        )
+    cmap = plt.get_cmap("tab20")
+    for i, task in enumerate(problem.task_ids):
+        place = schedule.get(task)
+        if place is None:
+            continue
+        y = row[place.processor]
+        width = float(place.finish) - float(place.start)
+        ax.add_patch(
+            Rectangle(
+                (float(place.start), y - 0.35),
+                width,
+                0.7,
+                facecolor=cmap(i % 20),
+                edgecolor="black",
+                linewidth=0.6,
+                zorder=2,
+                gid=task,
+            )  # fmt: skip
+        )
+        if width > 0:
+            ax.text(
+                float(place.start) + width / 2, y, task, ha="center", va="center",
+                fontsize=7, clip_on=True, zorder=3,
+            )  # fmt: skip
+    n_edges = len(problem.edge_src)
+    for e in range(n_edges):
+        src, dst = problem.task_ids[problem.edge_src[e]], problem.task_ids[problem.edge_dst[e]]
+        a, b = schedule.get(src), schedule.get(dst)
+        if a is None or b is None or a.processor == b.processor:
+            continue
+        p, q = problem.proc_index[a.processor], problem.proc_index[b.processor]
+        delay = float(problem.comm(e, p, q))
+        arrow = FancyArrowPatch(
+            (float(a.finish), row[a.processor]),
+            (float(a.finish) + delay, row[b.processor]),
+            arrowstyle="-|>", mutation_scale=8, color="tab:red", linewidth=0.8,
+            alpha=0.7, zorder=4, gid=f"comm:{src}->{dst}",
+        )  # fmt: skip
+        ax.add_patch(arrow)
+    ax.set_yticks(range(n_procs), labels=list(problem.proc_ids))
+    ax.set_ylim(n_procs - 0.5, -0.5)
+    ax.set_xlim(0, span * 1.01)
+    ax.set_xlabel("time")
+    ax.set_ylabel("processor")
+    ax.set_title(title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}")
+    ax.plot([], [], color="tab:red", label="data transfer (arrival)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def _by_instance(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict]]:
+    table: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        table[r["instance_key"]][r["label"]] = r
+    return table
+
+
+def performance_profile(
+    rows: Sequence[dict[str, Any]],
+    *,
+    metric: str = "makespan",
+    tau_max: float | None = None,
+    title: str | None = None,
+) -> Any:
+    """Performance profiles of the makespan or the runtime (Dolan and More 2002).
+
+    For method ``m`` the curve is ``rho_m(tau)``: the share of instances on which
+    ``value_m <= tau * best``, ``best`` the least value of any method on the
+    instance; a method without a schedule on an instance never reaches it. Higher
+    is better; ``rho_m(1)`` is the share of instances where ``m`` is best.
+    Each method is one ``Line2D`` labelled with its name. ``metric="seconds"``
+    profiles the runtime (times below a microsecond count as one; log axis).
+
+    Examples
+    --------
+    >>> rows = [dict(instance_key="a", label="x", makespan=10.0),
+    ...         dict(instance_key="a", label="y", makespan=12.0)]
+    >>> fig = performance_profile(rows, tau_max=1.5)
+    >>> {l.get_label(): (float(l.get_ydata()[0]), float(l.get_ydata()[-1]))
+    ...  for l in fig.axes[0].lines}
+    {'x': (1.0, 1.0), 'y': (0.0, 1.0)}
+    """
+    import numpy as np
+
+    plt = _pyplot()
+    table = _by_instance(rows)
+    labels = sorted({r["label"] for r in rows})
+    runtime = metric == "seconds"
+
+    def value(r: dict[str, Any]) -> float | None:
+        if r["makespan"] is None:  # no schedule: never within any factor
+            return None
+        return max(r["seconds"], 1e-6) if runtime else r["makespan"]
+
+    ratios: dict[str, list[float]] = {m: [] for m in labels}
+    for runs in table.values():
+        values = {m: value(r) for m, r in runs.items()}
+        found = [v for v in values.values() if v is not None]
+        if not found:
+            continue
+        best = min(found)
+        for m in labels:
+            v = values.get(m)
+            if v is None:
+                ratios[m].append(math.inf)
+            elif best > 0:
+                ratios[m].append(v / best)
+            else:
+                ratios[m].append(1.0 if v <= 0 else math.inf)
+    finite = [x for v in ratios.values() for x in v if math.isfinite(x)]
+    if runtime:
+        top = tau_max or max(2.0, max(finite, default=1.0) * 1.1)
+        taus = np.geomspace(1.0, top, 400)
+    else:
+        top = tau_max or max(1.05, min(4.0, max(finite, default=1.0) * 1.02))
+        taus = np.linspace(1.0, top, 400)
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    styles = ["-", "--", "-.", ":"]
+    for k, m in enumerate(sorted(labels, key=lambda m: -_area(ratios[m], taus))):
+        v = np.sort(np.asarray(ratios[m], dtype=float))
+        rho = np.searchsorted(v, taus * (1 + 1e-12), side="right") / max(1, len(v))
+        ax.step(taus, rho, where="post", label=m, linestyle=styles[(k // 10) % 4])
+    if runtime:
+        ax.set_xscale("log")
+    ax.set_xlim(1.0, top)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel(rf"$\tau$ ({metric} / least {metric} on the instance)")
+    ax.set_ylabel(r"share of instances within $\tau$ of the best")
+    what = "runtime" if runtime else "makespan"
+    ax.set_title(
+        title or f"Performance profiles of the {what} ({len(table)} instances; higher is better)"
+    )
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def _area(values: list[float], taus: Any) -> float:
+    import numpy as np
+
+    v = np.sort(np.asarray(values, dtype=float))
+    return float((np.searchsorted(v, taus, side="right") / max(1, len(v))).sum())
+
+
+def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = None) -> Any:
+    """Box plots of each heuristic's gap to the optimum (percent), best median first.
+
+    Only instances with a known optimum count; the x tick labels are the methods.
+    """
+    import statistics
+
+    plt = _pyplot()
+    gaps: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        g = r.get("gap_to_optimum")
+        if r["kind"] != "exact" and g is not None and math.isfinite(g):
+            gaps[r["label"]].append(100 * g)
+    labels = sorted(gaps, key=lambda m: (statistics.median(gaps[m]), statistics.fmean(gaps[m])))
+    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(labels) + 2), 4.5))
+    if labels:
+        ax.boxplot([gaps[m] for m in labels], tick_labels=labels, showmeans=True)
+        ax.tick_params(axis="x", rotation=60, labelsize=8)
+    ax.set_ylabel("gap to the optimum (%)")
+    n = len({r["instance_key"] for r in rows if r.get("optimum") is not None})
+    ax.set_title(title or f"Gap to the optimum per heuristic ({n} instances with an optimum)")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def gap_against(
+    rows: Sequence[dict[str, Any]], key: str = "ccr", *, top: int = 8, title: str | None = None
+) -> Any:
+    """Mean gap to the optimum (percent) of each heuristic against ``ccr`` or ``tasks``.
+
+    CCR is grouped into the classes of :func:`~exactsched.experiments.analysis.ccr_bucket`
+    (categorical axis); sizes are plotted at their task counts. The ``top``
+    heuristics of least mean gap are drawn, one line each, labelled.
+    """
+    import statistics
+
+    from exactsched.experiments.analysis import ccr_bucket
+
+    plt = _pyplot()
+    order = ["<0.2", "0.2-0.5", "0.5-2", "2-5", ">=5"]
+    cells: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        g = r.get("gap_to_optimum")
+        if r["kind"] == "exact" or g is None or not math.isfinite(g):
+            continue
+        x = ccr_bucket(r["ccr"]) if key == "ccr" else r[key]
+        cells[r["label"]][x].append(100 * g)
+    overall = {m: statistics.fmean(v for xs in c.values() for v in xs) for m, c in cells.items()}
+    chosen = sorted(overall, key=lambda m: overall[m])[:top]
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    for m in chosen:
+        xs = sorted(cells[m], key=lambda x: order.index(x) if key == "ccr" else x)
+        pos = [order.index(x) for x in xs] if key == "ccr" else xs
+        ax.plot(pos, [statistics.fmean(cells[m][x]) for x in xs], marker="o", label=m)
+    if key == "ccr":
+        ax.set_xticks(range(len(order)), labels=order)
+        ax.set_xlabel("CCR (communication-to-computation ratio)")
+    else:
+        ax.set_xlabel("tasks" if key == "tasks" else key)
+    ax.set_ylabel("mean gap to the optimum (%)")
+    ax.set_title(title or f"Mean gap to the optimum against {'CCR' if key == 'ccr' else key}")
+    ax.grid(alpha=0.3)
+    if chosen:
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def study_plots(rows: Sequence[dict[str, Any]], folder: str | os.PathLike[str]) -> list[str]:
+    """Write ``profile.png``, ``profile_runtime.png``, ``gaps.png``, ``gap_vs_ccr.png``
+    and ``gap_vs_size.png``.
+
+    Returns the paths written. The folder is created if missing.
+    """
+    plt = _pyplot()
+    os.makedirs(folder, exist_ok=True)
+    figures = {
+        "profile.png": performance_profile(rows),
+        "profile_runtime.png": performance_profile(rows, metric="seconds"),
+        "gaps.png": gap_distributions(rows),
+        "gap_vs_ccr.png": gap_against(rows, "ccr"),
+        "gap_vs_size.png": gap_against(rows, "tasks"),
+    }
+    paths = []
+    for name, fig in figures.items():
+        path = os.path.join(folder, name)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        paths.append(path)
+    return paths

@@ -1,0 +1,269 @@
+"""One run of a study: a method on an instance, turned into a database row.
+
+:func:`execute` is what a pool process or a Dask worker calls. It never raises:
+a method that refuses the instance (``MethodError``) gives a row with status
+``not-applicable`` and the reason, any other exception a row with status
+``error`` and the message, and a schedule the referee (:func:`exactsched.validate`)
+rejects a row with status ``invalid`` and the first violation, so a sweep always
+goes on. Crashes and time-outs of the whole process are caught one level up, by
+the pool (:mod:`exactsched.experiments.pool`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from exactsched.problem import Problem
+
+__all__ = ["Task", "execute", "error_row", "RUN_STATUSES", "run_options"]
+
+#: Statuses of a row: the four of :class:`exactsched.Status`, then the sweep's own.
+RUN_STATUSES = (
+    "optimal",
+    "feasible",
+    "infeasible",
+    "unknown",
+    "not-applicable",
+    "invalid",
+    "error",
+)
+
+_CACHE_SIZE = 32
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A problem with what every run on it needs, computed once per process.
+
+    Why: :func:`exactsched.solve` recomputes the lower bounds on every call
+    (about 20 ms on 50 tasks, more than most heuristics take), and the SLR
+    needs the optimistic critical path; a sweep runs many methods per instance.
+    """
+
+    problem: Problem
+    lower_bound: float
+    critical_path: float
+    mst: float
+
+
+_problems: OrderedDict[str, _Prepared] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One (instance, method, options) run, self-contained so it can travel to a worker.
+
+    Attributes
+    ----------
+    instance : str
+        The instance key (:func:`~exactsched.experiments.instances.instance_key`).
+    document : str
+        The instance as JSON, parsed by the worker (and cached by key).
+    method : str
+        Registry name.
+    kind : str
+        ``"exact"`` or ``"heuristic"``.
+    options : dict
+        The options of the results key: method options plus, for exact methods,
+        ``time_limit``, ``workers``, ``seed`` and ``certify``; ``seed`` for a
+        heuristic that takes one.
+    threads : int
+        Cores the run occupies (the solver's workers; 1 for a heuristic).
+    deadline : float or None
+        Seconds after which the pool kills the run (None: never).
+    """
+
+    instance: str
+    document: str
+    method: str
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+    threads: int = 1
+    deadline: float | None = None
+
+    @property
+    def options_key(self) -> str:
+        """The options as canonical JSON (part of the results key)."""
+        return json.dumps(self.options, sort_keys=True, separators=(",", ":"))
+
+
+def run_options(
+    info: Any,
+    options: dict[str, Any],
+    *,
+    time_limit: float | None,
+    workers: int | None,
+    seed: int,
+    certify: bool | None,
+) -> dict[str, Any]:
+    """The options that identify a run of method ``info`` (see :attr:`Task.options`).
+
+    Heuristics ignore the time limit, workers and certification, so these are left
+    out of their key: changing the exact method's limit does not rerun them.
+
+    Examples
+    --------
+    >>> from exactsched import get_method
+    >>> run_options(get_method("heft"), {}, time_limit=5, workers=2, seed=0, certify=None)
+    {}
+    >>> run_options(get_method("random-eft"), {}, time_limit=5, workers=2, seed=3, certify=None)
+    {'seed': 3}
+    >>> sorted(run_options(get_method("cpsat"), {}, time_limit=5, workers=2, seed=0,
+    ...                    certify=None))
+    ['certify', 'seed', 'time_limit', 'workers']
+    """
+    out = dict(options)
+    if info.kind == "exact":
+        out.update(time_limit=time_limit, workers=workers, seed=seed, certify=certify)
+    elif "seed" in info.options:
+        out["seed"] = seed
+    return out
+
+
+def _prepared(task: Task) -> _Prepared:
+    cached = _problems.get(task.instance)
+    if cached is not None:
+        _problems.move_to_end(task.instance)
+        return cached
+    from exactsched.bounds import lower_bound, optimistic_critical_path
+    from exactsched.instance import load_instance
+    from exactsched.metrics import minimal_serial_time
+
+    problem = load_instance(json.loads(task.document))
+    prepared = _Prepared(
+        problem,
+        float(lower_bound(problem)),
+        float(optimistic_critical_path(problem)),
+        float(minimal_serial_time(problem)),
+    )
+    _problems[task.instance] = prepared
+    if len(_problems) > _CACHE_SIZE:
+        _problems.popitem(last=False)
+    return prepared
+
+
+def _run(prep: _Prepared, task: Task) -> Any:
+    """The method's :class:`~exactsched.Result` (not validated: :func:`execute` does it).
+
+    Exact methods go through :func:`exactsched.solve`. A heuristic is called as
+    ``solve`` calls it (same option check, seed and timing of the method alone)
+    but with the instance's lower bound computed once (see :class:`_Prepared`).
+    """
+    from exactsched.errors import MethodError
+    from exactsched.registry import get_method, solve
+    from exactsched.result import Result, Status
+
+    opts = dict(task.options)
+    common = {k: opts.pop(k) for k in ("time_limit", "workers", "seed", "certify") if k in opts}
+    info = get_method(task.method)
+    if info.kind == "exact":
+        return solve(prep.problem, task.method, check=False, **common, **opts)
+    accepted = info.options
+    for key in opts:
+        if key not in accepted:
+            raise MethodError(f"option {key!r}: not an option of {task.method}")
+    if "seed" in accepted:
+        opts["seed"] = common.get("seed", 0)
+    started = time.perf_counter()
+    schedule = info.func(prep.problem, **opts)
+    seconds = time.perf_counter() - started
+    return Result(
+        method=task.method,
+        status=Status.FEASIBLE,
+        schedule=schedule,
+        makespan=schedule.makespan,
+        lower_bound=prep.lower_bound,
+        seconds=seconds,
+        stats={"options": {k: repr(v) if not isinstance(v, str | int | float | bool) else v
+                           for k, v in opts.items()}},
+    )  # fmt: skip
+
+
+def error_row(status: str, message: str, seconds: float = 0.0) -> dict[str, Any]:
+    """A row for a run that gave no usable result."""
+    return {
+        "status": status,
+        "makespan": None,
+        "lower_bound": None,
+        "certified": None,
+        "certified_by": None,
+        "speedup": None,
+        "slr": None,
+        "failed": None,
+        "seconds": seconds,
+        "error": message,
+        "schedule": None,
+        "stats": None,
+    }
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:500]
+
+
+def execute(task: Task) -> dict[str, Any]:
+    """Run one task and return its row (never raises).
+
+    Returns
+    -------
+    dict
+        ``status`` (one of :data:`RUN_STATUSES`), ``makespan``, ``lower_bound``,
+        ``certified``, ``certified_by``, ``speedup``, ``slr``, ``failed``,
+        ``seconds`` (the method's own time), ``error`` (None or one line),
+        ``schedule`` (the schedule document as JSON text) and ``stats`` (JSON text).
+
+    Examples
+    --------
+    >>> from exactsched.experiments.instances import canonical_json, instance_key
+    >>> from exactsched import load_instance
+    >>> p = load_instance("examples/mesh-isolation.json")
+    >>> t = Task(instance_key(p), canonical_json(p), "minimal-serial", "heuristic")
+    >>> row = execute(t)
+    >>> row["status"], row["error"][:14]
+    ('not-applicable', 'minimal-serial')
+    >>> execute(Task(instance_key(p), canonical_json(p), "heft", "heuristic"))["status"]
+    'feasible'
+    """
+    from exactsched.errors import MethodError
+    from exactsched.validate import validate
+
+    started = time.perf_counter()
+    try:
+        prep = _prepared(task)
+        problem = prep.problem
+        result = _run(prep, task)
+    except MethodError as exc:
+        return error_row("not-applicable", _one_line(exc), time.perf_counter() - started)
+    except Exception as exc:  # noqa: BLE001  (any bug in a method becomes a row)
+        message = _one_line(f"{type(exc).__name__}: {exc}")
+        return error_row("error", message, time.perf_counter() - started)
+    row = error_row(result.status.value, None, result.seconds)  # type: ignore[arg-type]
+    row["lower_bound"] = result.lower_bound
+    row["certified"] = result.certified
+    row["certified_by"] = ",".join(result.certified_by) or None
+    row["stats"] = json.dumps(dict(result.stats), default=repr, sort_keys=True)
+    if result.schedule is None:
+        return row
+    try:
+        violations = validate(problem, result.schedule)
+    except Exception as exc:  # noqa: BLE001  (a malformed schedule: the method's fault)
+        violations = [f"{type(exc).__name__}: {exc}"]
+    if violations:
+        row.update(status="invalid", error=_one_line(f"invalid schedule: {violations[0]}"))
+        return row
+    makespan = float(result.schedule.makespan)
+    # The metrics of exactsched.metrics, from the values cached per instance.
+    cp, mst = prep.critical_path, prep.mst
+    row.update(
+        makespan=makespan,
+        speedup=mst / makespan if makespan > 0 else math.inf,
+        slr=makespan / cp if cp > 0 else (1.0 if makespan == 0 else math.inf),
+        failed=bool(makespan > mst * (1 + 1e-12)),
+        schedule=json.dumps(result.schedule.to_json(), separators=(",", ":")),
+    )
+    return row

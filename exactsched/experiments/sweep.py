@@ -1,0 +1,327 @@
+"""A sweep: every method on every instance, stored as each run finishes, resumable.
+
+:func:`run_sweep` plans the runs (instances x methods, exact ones with their time
+limit, workers, seed and certification), drops those the database already holds
+for this exactsched version (unless ``fresh``), and runs the rest on the local
+pool (:mod:`~exactsched.experiments.pool`) or on a Dask cluster
+(:mod:`~exactsched.experiments.cluster`). Rows are written by this process, one
+transaction each, in the order runs finish.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from exactsched.errors import MethodError
+from exactsched.experiments.instances import describe, discover, load_problem
+from exactsched.experiments.runner import Task, run_options
+from exactsched.experiments.store import Store
+from exactsched.problem import Problem
+
+__all__ = ["SweepOutcome", "run_sweep", "parse_methods", "MethodSpec", "default_grace"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method with its options, as given on the command line (``heft:ranking=median``)."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``name`` or ``name[key=value,...]``."""
+        if not self.options:
+            return self.name
+        return f"{self.name}[{','.join(f'{k}={v}' for k, v in self.options)}]"
+
+
+def parse_methods(text: str | Sequence[str] | None, kind: str = "heuristic") -> list[MethodSpec]:
+    """Method specs from ``all``, ``heft,cpop`` or ``heft:ranking=median`` (lists allowed).
+
+    ``all`` (or None) means every registered method of ``kind``; ``none`` none.
+
+    Raises
+    ------
+    MethodError
+        For an unknown method or a malformed option.
+
+    Examples
+    --------
+    >>> [m.label for m in parse_methods("heft,heft:ranking=median")]
+    ['heft', 'heft[ranking=median]']
+    >>> len(parse_methods("all")) > 10
+    True
+    """
+    from exactsched.registry import available_methods, get_method, parse_option
+
+    items: list[str] = []
+    for part in [text] if isinstance(text, str) or text is None else text:
+        if part is None:
+            items.append("all")
+        else:
+            items.extend(s.strip() for s in part.split(",") if s.strip())
+    specs: list[MethodSpec] = []
+    for item in items:
+        if item.lower() == "none":
+            continue
+        if item.lower() == "all":
+            specs.extend(MethodSpec(m.name) for m in available_methods() if m.kind == kind)
+            continue
+        name, *raw = item.split(":")
+        info = get_method(name.strip())
+        options = tuple(sorted(parse_option(r) for r in raw))
+        accepted = info.options
+        for key, _ in options:
+            if key not in accepted or key in ("time_limit", "workers", "seed", "callback"):
+                raise MethodError(f"method {item!r}: {key!r} is not an option of {info.name}")
+        specs.append(MethodSpec(info.name, options))
+    seen: set[MethodSpec] = set()
+    return [s for s in specs if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
+
+
+def default_grace(time_limit: float | None) -> float | None:
+    """Seconds past the time limit before the pool kills a run (None: no limit).
+
+    Examples
+    --------
+    >>> default_grace(60), default_grace(None)
+    (20.0, None)
+    """
+    if time_limit is None:
+        return None
+    return max(10.0, 0.25 * time_limit) + 5.0
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did.
+
+    Attributes
+    ----------
+    store : Store
+        The database (open).
+    planned, skipped, ran, errors : int
+        Runs in the plan, already in the database, run now, and of those the
+        ones with status ``error`` or ``invalid``.
+    seconds : float
+        Wall-clock time of the sweep.
+    instances : list of str
+        Keys of the instances of this sweep, in input order.
+    """
+
+    store: Store
+    planned: int
+    skipped: int
+    ran: int
+    errors: int
+    seconds: float
+    instances: list[str]
+
+
+def run_sweep(
+    instances: Iterable[str | os.PathLike[str] | Problem],
+    methods: str | Sequence[str] | Sequence[MethodSpec] | None = "all",
+    *,
+    exact: str | Sequence[str] | Sequence[MethodSpec] | None = "cpsat",
+    time_limit: float | None = 60.0,
+    workers: int | None = None,
+    seed: int = 0,
+    certify: bool | None = None,
+    db: str | os.PathLike[str] | Store = ":memory:",
+    jobs: int | None = None,
+    cores: int | None = None,
+    dask: Any = None,
+    fresh: bool = False,
+    retry_errors: bool = False,
+    platform: str | os.PathLike[str] | None = None,
+    deadline: float | None | str = "auto",
+    progress: str = "auto",
+) -> SweepOutcome:
+    """Run a study: every method on every instance, each result stored as it finishes.
+
+    Parameters
+    ----------
+    instances : iterable
+        Instance files, directories (searched for instance files) or problems.
+    methods : str or list
+        Heuristics: ``"all"`` (default), ``"heft,cpop"``, ``"heft:ranking=median"``,
+        a list of those or of :class:`MethodSpec`; ``"none"`` for none. An exact
+        method named here runs as those of ``exact`` do.
+    exact : str or list
+        Exact methods, same syntax (default ``"cpsat"``; ``"none"`` for none).
+    time_limit : float, optional
+        Seconds per exact run (passed to every exact method; default 60).
+    workers : int, optional
+        Solver threads per exact run; default: the cores, at most 8.
+    seed : int
+        Seed of every run.
+    certify : bool, optional
+        Passed to :func:`exactsched.solve` (None: its default policy).
+    db : path or Store
+        The study database (default: in memory).
+    jobs : int, optional
+        Local pool processes (default: the cores).
+    cores : int, optional
+        Cores shared by the runs (default: those this process may use).
+    dask : str or distributed.Client, optional
+        Run on this Dask cluster (a scheduler address, ``"local"`` for a local
+        cluster, or a client) instead of the local pool.
+    fresh : bool
+        Recompute runs the database already holds.
+    retry_errors : bool
+        Run again the stored runs whose status is ``error`` (crashes, time-outs).
+    platform : path, optional
+        Run every instance on this platform instead of its own.
+    deadline : float, None or "auto"
+        Seconds after which the local pool kills a run; ``auto``: the time limit
+        plus :func:`default_grace`.
+    progress : {"auto", "bar", "lines", "none"}
+
+    Returns
+    -------
+    SweepOutcome
+
+    Raises
+    ------
+    InstanceError, MethodError
+        For an instance that cannot be read or an unknown method (before any run).
+
+    Examples
+    --------
+    >>> out = run_sweep(["examples/topcuoglu2002.json"], "heft,cpop", exact="none",
+    ...                 progress="none", jobs=1)
+    >>> out.planned, out.ran, out.errors
+    (2, 2, 0)
+    >>> out = run_sweep(["examples/topcuoglu2002.json"], "heft,cpop", exact="none",
+    ...                 progress="none", db=out.store)
+    >>> out.skipped, out.ran
+    (2, 0)
+    """
+    from exactsched import __version__
+    from exactsched.experiments.pool import LocalPool, default_cores
+    from exactsched.experiments.progress import Progress
+    from exactsched.registry import get_method
+
+    started = time.monotonic()
+
+    # An exact method named among the heuristics runs as the exact ones do: with the
+    # time limit, workers, seed and certification.
+    listed = _specs(methods, "heuristic")
+    heuristics = [s for s in listed if get_method(s.name).kind != "exact"]
+    exacts = _specs(exact, "exact")
+    exacts += [s for s in listed if get_method(s.name).kind == "exact" and s not in exacts]
+    cores = max(1, cores or default_cores())
+    if workers is None:
+        workers = max(1, min(8, cores))
+    problems = _load_all(instances, platform)
+    infos = [describe(p, src) for src, p in problems]
+    store = db if isinstance(db, Store) else Store(db)
+    store.add_instances(infos)
+    limit = (
+        (None if time_limit is None else time_limit + (default_grace(time_limit) or 0))
+        if deadline == "auto"
+        else deadline
+    )
+    common = {"time_limit": time_limit, "workers": workers, "seed": seed, "certify": certify}
+    plan = _plan(infos, [*exacts, *heuristics], common, limit)  # type: ignore[arg-type]
+    retry = ("error",) if retry_errors else ()
+    done = set() if fresh else store.finished_keys(__version__, except_status=retry)
+    todo = [(key, task) for key, task in plan if key not in done]
+    errors = 0
+    with Progress(len(todo), mode=progress) as bar:
+
+        def on_result(key: tuple[str, str, str], row: dict[str, Any]) -> None:
+            nonlocal errors
+            store.add_run(*key, __version__, row)
+            errors += row["status"] in ("error", "invalid")
+            bar.update(key[1], row["status"])
+
+        if dask is not None:
+            from exactsched.experiments.cluster import run_on_dask
+
+            run_on_dask(todo, on_result, dask, processes=jobs)
+        else:
+            # --jobs above the cores is the user's explicit choice: a slot per process.
+            LocalPool(processes=jobs or cores, cores=max(cores, jobs or 0)).run(todo, on_result)
+    return SweepOutcome(
+        store=store,
+        planned=len(plan),
+        skipped=len(plan) - len(todo),
+        ran=len(todo),
+        errors=errors,
+        seconds=time.monotonic() - started,
+        instances=list(dict.fromkeys(i.key for i in infos)),
+    )
+
+
+def _plan(
+    infos: Sequence[Any],
+    specs: Sequence[MethodSpec],
+    common: dict[str, Any],
+    deadline: float | None,
+) -> list[tuple[tuple[str, str, str], Task]]:
+    """Every (results key, task) of the sweep, instance by instance, without repeats."""
+    from exactsched.registry import get_method
+
+    plan: list[tuple[tuple[str, str, str], Task]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for info in infos:
+        for spec in specs:
+            minfo = get_method(spec.name)
+            task = Task(
+                instance=info.key,
+                document=info.document,
+                method=spec.name,
+                kind=minfo.kind,
+                options=run_options(minfo, dict(spec.options), **common),
+                threads=common["workers"] if minfo.kind == "exact" else 1,
+                deadline=deadline,
+            )
+            key = (info.key, spec.name, task.options_key)
+            if key not in seen:
+                seen.add(key)
+                plan.append((key, task))
+    return plan
+
+
+def _specs(value: Any, kind: str) -> list[MethodSpec]:
+    if (
+        value is not None
+        and not isinstance(value, str)
+        and all(isinstance(v, MethodSpec) for v in value)
+    ):
+        return list(value)
+    specs = parse_methods(value if value is not None else "none", kind)
+    from exactsched.registry import get_method
+
+    for s in specs:
+        if kind == "exact" and get_method(s.name).kind != kind:
+            raise MethodError(f"--exact: {s.name} is not an exact method (use --methods)")
+    return specs
+
+
+def _load_all(
+    instances: Iterable[str | os.PathLike[str] | Problem], platform: Any
+) -> list[tuple[str, Problem]]:
+    from exactsched.errors import InstanceError
+
+    items = list(instances)
+    if not items:
+        raise InstanceError("instances: none given")
+    out: list[tuple[str, Problem]] = []
+    for item in items:
+        if isinstance(item, Problem):
+            out.append(("", load_problem(item, platform)))
+            continue
+        for path in discover([item]):
+            try:
+                out.append((str(path), load_problem(path, platform)))
+            except InstanceError as exc:
+                text = str(exc)
+                raise InstanceError(text if str(path) in text else f"{path}: {text}") from None
+    return out

@@ -1,0 +1,442 @@
+"""Sweeps (exactsched.experiments): storage, resume after SIGKILL, crashes, limits, Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import exactsched
+from exactsched import Placement, Result, Schedule, Status, load_instance, validate
+from exactsched.experiments import (
+    LocalPool,
+    Store,
+    Task,
+    instance_references,
+    load_rows,
+    run_sweep,
+    to_dataframe,
+)
+from exactsched.experiments.instances import canonical_json, instance_key
+from exactsched.generators import random_instance
+from exactsched.registry import _REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+TOPCUOGLU = str(EXAMPLES / "topcuoglu2002.json")
+MESH = str(EXAMPLES / "mesh-isolation.json")
+# Columns that depend on timing, not on what was computed.
+TIMING = ("seconds", "finished", "stats")
+
+
+def _content(store: Store) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in store.runs(schedules=True)]
+
+
+# ---- methods that misbehave, registered only for the test that uses them ----------
+
+
+def _crash(problem):
+    os._exit(3)
+
+
+def _segfault(problem):
+    import ctypes
+    import faulthandler
+
+    faulthandler.disable()  # pytest's dump of the crash is noise here
+    ctypes.string_at(0)  # reads address 0: SIGSEGV, as a crashing solver would
+
+
+def _raise(problem):
+    raise RuntimeError("boom\nsecond line")
+
+
+def _invalid(problem):
+    # Every task at time 0 on the first processor: overlapping, so invalid.
+    return Schedule(
+        {t: Placement(problem.proc_ids[0], 0, float(problem.cost[i, 0]))
+         for i, t in enumerate(problem.task_ids)}
+    )  # fmt: skip
+
+
+def _sleep(problem):
+    time.sleep(60)
+
+
+def _stamp(problem, path: str = ""):
+    start = time.time()
+    time.sleep(0.3)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"{start} {time.time()}\n")
+    return exactsched.solve(problem, "heft").schedule
+
+
+def _bounded(problem, *, time_limit=None, workers=None, seed=0):
+    """An exact method that stops early: HEFT's schedule and the cheap lower bound."""
+    schedule = exactsched.solve(problem, "heft").schedule
+    bound = exactsched.lower_bound(problem)
+    return Result("test-bounded", Status.FEASIBLE, schedule, schedule.makespan, bound, 0.0)
+
+
+def _certified(problem, *, time_limit=None, workers=None, seed=0, certify=None):
+    """cpsat's answer, marked certified by a witness (as the trust work will do)."""
+    r = exactsched.solve(problem, "cpsat", time_limit=time_limit, workers=workers, seed=seed)
+    return Result("test-certified", r.status, r.schedule, r.makespan, r.lower_bound, 0.0,
+                  certified=True, certified_by=("milp", "bruteforce"))  # fmt: skip
+
+
+def _false_optimum(problem, *, time_limit=None, workers=None, seed=0):
+    """An exact method that claims its (HEFT) schedule optimal: a false proof."""
+    schedule = exactsched.solve(problem, "minimal-serial").schedule
+    m = schedule.makespan
+    return Result("test-false-optimum", Status.OPTIMAL, schedule, m, m, 0.0)
+
+
+@pytest.fixture
+def bad_methods():
+    names = {
+        "test-crash": (_crash, "heuristic"),
+        "test-segfault": (_segfault, "heuristic"),
+        "test-raise": (_raise, "heuristic"),
+        "test-invalid": (_invalid, "heuristic"),
+        "test-sleep": (_sleep, "heuristic"),
+        "test-stamp": (_stamp, "heuristic"),
+        "test-false-optimum": (_false_optimum, "exact"),
+        "test-bounded": (_bounded, "exact"),
+        "test-certified": (_certified, "exact"),
+    }
+    for name, (func, kind) in names.items():
+        exactsched.register(name, kind=kind, description="test", source="test")(func)
+    yield
+    for name in names:
+        _REGISTRY.pop(name, None)
+
+
+# ---- sweeps -----------------------------------------------------------------------
+
+
+def test_sweep_records_every_run_and_validates_every_schedule(tmp_path):
+    db = tmp_path / "s.sqlite"
+    out = run_sweep(
+        [TOPCUOGLU, MESH], "heft,minimal-serial,heft:ranking=median", exact="cpsat",
+        time_limit=30, workers=1, db=db, progress="none",
+    )  # fmt: skip
+    assert (out.planned, out.ran, out.errors) == (8, 8, 0)
+    rows = {(r["instance"][:4], r["label"]): r for r in load_rows(out.store)}
+    assert rows["Topc", "cpsat"]["status"] == "optimal"
+    assert rows["Topc", "heft"]["makespan"] == 80 and rows["Topc", "heft"]["optimum"] == 73
+    assert rows["Topc", "heft"]["gap_to_optimum"] == pytest.approx(7 / 73)
+    refused = rows["mesh", "minimal-serial"]
+    assert refused["status"] == "not-applicable" and "affinity" in refused["error"]
+    assert rows["mesh", "heft"]["status"] == "feasible"  # the others still reported
+    assert ("Topc", "heft[ranking=median]") in rows
+    docs = {i["key"]: json.loads(i["document"]) for i in out.store.instances()}
+    for run in out.store.runs(schedules=True):
+        if run["schedule"] is not None:
+            problem = load_instance(docs[run["instance"]])
+            assert validate(problem, Schedule.from_json(json.loads(run["schedule"]))) == []
+    out.store.close()
+
+
+def test_time_limit_and_certify_reach_every_exact_method(tmp_path):
+    out = run_sweep(
+        [TOPCUOGLU], "heft", exact="cpsat,milp", time_limit=7, workers=1, certify=True,
+        progress="none",
+    )  # fmt: skip
+    options = {r["method"]: json.loads(r["options"]) for r in out.store.runs()}
+    for method in ("cpsat", "milp"):
+        assert options[method]["time_limit"] == 7 and options[method]["certify"] is True
+    assert options["heft"] == {}  # heuristics ignore both: not in their key
+    rows = load_rows(out.store)
+    assert all("certified" in r for r in rows)
+
+
+def test_certification_is_stored_and_summarised(bad_methods):
+    from exactsched.experiments import summarise
+    from exactsched.experiments.report import summary_text
+
+    out = run_sweep([TOPCUOGLU], "heft", exact="test-certified", workers=1, time_limit=30,
+                    progress="none")  # fmt: skip
+    rows = {r["method"]: r for r in load_rows(out.store)}
+    assert rows["test-certified"]["certified"] is True
+    assert rows["test-certified"]["certified_by"] == "milp,bruteforce"
+    assert rows["heft"]["certified"] is None
+    summary = {s["method"]: s for s in summarise(load_rows(out.store))}
+    assert (summary["test-certified"]["proofs"], summary["test-certified"]["certified"]) == (1, 1)
+    assert "test-certified: 1 proven optima, 1 certified" in summary_text(load_rows(out.store))
+
+
+def test_resume_skips_finished_runs_and_fresh_recomputes(tmp_path):
+    db = tmp_path / "r.sqlite"
+    first = run_sweep([TOPCUOGLU], "heft,cpop", exact="none", db=db, progress="none")
+    first.store.close()
+    again = run_sweep([TOPCUOGLU], "heft,cpop,peft", exact="none", db=db, progress="none")
+    assert (again.skipped, again.ran) == (2, 1)
+    again.store.close()
+    fresh = run_sweep([TOPCUOGLU], "heft", exact="none", db=db, fresh=True, progress="none")
+    assert fresh.ran == 1
+    assert len(list(fresh.store.runs())) == 3  # replaced, not duplicated
+
+
+def test_crash_exception_invalid_and_timeout_become_rows(tmp_path, bad_methods):
+    out = run_sweep(
+        [TOPCUOGLU], "test-crash,test-segfault,test-raise,test-invalid,test-sleep,heft",
+        exact="none", deadline=2.0, jobs=2, progress="none",
+    )  # fmt: skip
+    rows = {r["method"]: r for r in out.store.runs()}
+    assert len(rows) == 6 and out.errors == 5
+    assert "killed by signal SIGSEGV" in rows["test-segfault"]["error"]
+    assert rows["test-crash"]["status"] == "error"
+    assert "died" in rows["test-crash"]["error"] and "exit code 3" in rows["test-crash"]["error"]
+    assert rows["test-raise"]["error"] == "RuntimeError: boom second line"
+    assert rows["test-invalid"]["status"] == "invalid"
+    assert rows["test-invalid"]["error"].startswith("invalid schedule:")
+    assert rows["test-sleep"]["status"] == "error"
+    assert rows["test-sleep"]["error"].startswith("time limit: killed after")
+    assert rows["test-sleep"]["seconds"] < 10
+    assert rows["heft"]["status"] == "feasible" and rows["heft"]["makespan"] == 80
+    again = run_sweep(
+        [TOPCUOGLU], "test-crash,test-raise,test-invalid,heft", exact="none", db=out.store,
+        retry_errors=True, progress="none",
+    )  # fmt: skip
+    assert (again.ran, again.skipped) == (2, 2)  # the crash and the exception, not the rest
+
+
+def test_progress_bar_and_lines():
+    import io
+
+    from exactsched.experiments.progress import Progress
+
+    stream = io.StringIO()
+    with Progress(3, mode="bar", stream=stream) as bar:
+        for status in ("feasible", "error", "optimal"):
+            bar.update("m", status)
+    assert "3/3" in stream.getvalue() and "1 error(s)" in stream.getvalue()
+    stream = io.StringIO()
+    with Progress(3, mode="auto", stream=stream, every=3600) as lines:
+        for status in ("feasible", "error", "optimal"):
+            lines.update("m", status)
+    assert stream.getvalue().splitlines() == [stream.getvalue().splitlines()[-1]]
+    assert stream.getvalue().startswith("[3/3] 100% 1 error(s) done")
+
+
+def test_pool_never_oversubscribes_cores(tmp_path, bad_methods):
+    problem = load_instance(TOPCUOGLU)
+    key, doc = instance_key(problem), canonical_json(problem)
+    stamps = {k: tmp_path / f"{k}.txt" for k in range(5)}
+    widths = [2, 1, 1, 2, 1]
+    tasks = [
+        (k, Task(key, doc, "test-stamp", "heuristic", {"path": str(stamps[k])}, threads=w))
+        for k, w in enumerate(widths)
+    ]
+    rows = {}
+    LocalPool(processes=2, cores=2).run(tasks, lambda tid, row: rows.update({tid: row}))
+    assert all(r["status"] == "feasible" for r in rows.values())
+    spans = {k: tuple(map(float, p.read_text().split())) for k, p in stamps.items()}
+    for k, w in enumerate(widths):
+        if w == 2:  # a two-core run shares the two cores with nothing
+            for j in spans:
+                if j != k:
+                    a, b = spans[k], spans[j]
+                    assert a[1] <= b[0] + 0.05 or b[1] <= a[0] + 0.05
+
+
+def test_disputed_optimum_is_never_picked(bad_methods):
+    out = run_sweep(
+        [TOPCUOGLU], "heft", exact="cpsat,test-false-optimum", workers=1, time_limit=30,
+        progress="none",
+    )  # fmt: skip
+    rows = load_rows(out.store)
+    assert {r["disputed"] is not None for r in rows} == {True}
+    assert {r["optimum"] for r in rows} == {None}
+    assert "test-false-optimum proves 127" in rows[0]["disputed"]
+
+
+def test_bounded_exact_run_gives_gaps_to_best_and_bound(bad_methods, capsys):
+    from exactsched.cli import main
+
+    out = run_sweep([TOPCUOGLU], "cpop,heft", exact="test-bounded", progress="none")
+    rows = {r["method"]: r for r in load_rows(out.store)}
+    cpop = rows["cpop"]  # 86; heft 80 is the best known; the bound is 54
+    assert cpop["optimum"] is None and cpop["gap_to_optimum"] is None
+    assert cpop["best_known"] == 80 and cpop["gap_to_best"] == pytest.approx(6 / 80)
+    assert cpop["best_bound"] == 54 and cpop["gap_to_bound"] == pytest.approx(32 / 54)
+    status = main(["compare", TOPCUOGLU, "--exact", "test-bounded", "--methods", "cpop", "-q"])
+    text = capsys.readouterr().out
+    assert status == 0 and "optimum unknown: best known 80, best bound 54" in text
+    assert "bound 54" in text and "<=59.26%" in text
+
+
+def test_loading_goes_through_the_workloads_loader_when_present(monkeypatch):
+    import exactsched.workloads as workloads
+    from exactsched.experiments.instances import load_problem
+
+    calls = []
+
+    def fake(path, platform=None):
+        calls.append((str(path), platform))
+        return load_instance(TOPCUOGLU)
+
+    monkeypatch.setattr(workloads, "load_problem", fake, raising=False)
+    run_sweep(["tests/data/stg"], "heft", exact="none", progress="none").store.close()
+    assert load_problem(MESH, "plat.json").name == load_instance(TOPCUOGLU).name
+    assert calls[-1] == (MESH, "plat.json")
+    assert any(path.endswith(".stg") for path, _ in calls)  # its formats are discovered
+
+
+@pytest.mark.parametrize(
+    ("claims", "reason"),
+    [
+        ([("exact", "optimal", 7, 7), ("exact", "optimal", 8, 8)], "a proves 7 optimal"),
+        ([("exact", "optimal", 8, 8), ("heuristic", "feasible", 7, 5)], "valid schedule of 7"),
+        ([("exact", "optimal", 8, 8), ("exact", "feasible", 10, 9)], "lower bound 9"),
+        ([("exact", "optimal", 8, 8), ("exact", "optimal", 8 * (1 + 1e-12), 8)], None),
+    ],
+)
+def test_instance_references_disputes(claims, reason):
+    rows = [
+        dict(method=name, kind=kind, status=status, makespan=m, lower_bound=lb)
+        for name, (kind, status, m, lb) in zip("abcd", claims, strict=False)
+    ]
+    ref = instance_references(rows)
+    if reason is None:
+        assert ref["disputed"] is None and ref["optimum"] == 8
+    else:
+        assert reason in ref["disputed"] and ref["optimum"] is None
+
+
+def test_optimum_from_a_bound_met_by_a_heuristic():
+    rows = [dict(method="heft", kind="heuristic", status="feasible", makespan=5, lower_bound=5)]
+    assert instance_references(rows)["optimum"] == 5
+
+
+def test_export_columns_and_dataframe(tmp_path):
+    pd = pytest.importorskip("pandas")
+    db = tmp_path / "e.sqlite"
+    run_sweep([MESH], "heft,minimal-serial", exact="none", db=db, progress="none").store.close()
+    frame = to_dataframe(db)
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 2
+    needed = {"instance", "method", "options", "status", "makespan", "lower_bound",
+              "gap_to_optimum", "seconds", "error"}  # fmt: skip
+    assert needed <= set(frame.columns)
+
+
+def test_store_refuses_foreign_files(tmp_path):
+    bad = tmp_path / "x.sqlite"
+    bad.write_text("not a database at all" * 100)
+    with pytest.raises(exactsched.InstanceError, match="not a study database"):
+        Store(bad)
+
+
+# ---- the two done-when tests of issue 11 ------------------------------------------
+
+_SLOW_SCRIPT = """
+import sys, time
+import exactsched
+from exactsched.cli import main
+
+@exactsched.register("test-slow", kind="heuristic", description="heft, slowly", source="test")
+def slow(problem):
+    time.sleep(0.15)
+    return exactsched.solve(problem, "heft").schedule
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _instances(folder: Path) -> Path:
+    folder.mkdir()
+    for name in ("topcuoglu2002.json", "mesh-isolation.json"):
+        (folder / name).write_text((EXAMPLES / name).read_text())
+    for seed, topology in enumerate(("mesh", "accelerated-node", "fat-tree", "matrix")):
+        p = random_instance(8, 4, topology=topology, n_isolation=1, affinity=0.2, seed=seed)
+        (folder / f"random-{seed}.json").write_text(json.dumps(p.to_json()))
+    return folder
+
+
+def _count(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_sigkill_mid_sweep_then_resume_equals_clean_run(tmp_path):
+    folder = _instances(tmp_path / "inst")
+    script = tmp_path / "run.py"
+    script.write_text(_SLOW_SCRIPT)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    args = ["compare", str(folder), "--methods", "test-slow,heft,peft,minimal-serial",
+            "--exact", "cpsat", "-t", "20", "-w", "1", "-j", "2", "-q"]  # fmt: skip
+    total = 6 * 5
+
+    def command(db: Path) -> list[str]:
+        return [sys.executable, str(script), *args, "--db", str(db)]
+
+    killed = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(
+        command(killed), env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while _count(killed) < 4 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    at_kill = _count(killed)
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its pool processes
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert 0 < at_kill < total, "the sweep was not killed mid-run"
+    resumed = subprocess.run(command(killed), env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    clean = tmp_path / "clean.sqlite"
+    fresh = subprocess.run(command(clean), env=env, capture_output=True, text=True, timeout=300)
+    assert fresh.returncode == 0, fresh.stderr
+    with Store(killed) as a, Store(clean) as b:
+        rows_a, rows_b = _content(a), _content(b)
+    keys = [(r["instance"], r["method"]) for r in rows_a]
+    assert len(keys) == len(set(keys)) == total  # every (instance, method) exactly once
+    assert rows_a == rows_b
+
+
+def test_local_pool_and_dask_local_cluster_give_the_same_database(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    folder = _instances(tmp_path / "inst")
+    common = dict(methods="heft,cpop,peft,random-eft,minimal-serial", exact="cpsat",
+                  time_limit=20, workers=1, progress="none")  # fmt: skip
+    local = run_sweep([folder], db=tmp_path / "local.sqlite", jobs=2, **common)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        remote = run_sweep([folder], db=tmp_path / "dask.sqlite", dask=client, **common)
+    assert remote.ran == local.ran == 36 and remote.errors == 0
+    assert _content(local.store) == _content(remote.store)
+
+
+def test_example_study_runs_quick(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "optimality_gap_study", EXAMPLES / "optimality_gap_study.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--quick", "--out", str(tmp_path / "study"), "--time-limit", "30"])
+    out = capsys.readouterr().out
+    assert "5 instance(s), optimum known for 5" in out
+    assert (tmp_path / "study" / "report.md").read_text().startswith("# Optimality-gap study")
+    assert (tmp_path / "study" / "plots" / "profile.png").exists()
