@@ -48,7 +48,6 @@ class OutOfTime(Exception):  # noqa: N818 (a signal, not an error)
     """A deadline passed; the caller falls back to what it already has."""
 
 
-
 def delay_matrix(problem: Problem) -> np.ndarray:
     """``(n_arcs, P, P)`` communication delays of every arc on the original data.
 
