@@ -101,15 +101,17 @@ def _twins(problem: Problem) -> list[list[int]]:
     """For each processor, the lower-indexed processors interchangeable with it.
 
     ``p`` and ``r`` are interchangeable when they have the same cost column and
-    swapping them maps the hop matrix onto itself; interchangeability is then
+    swapping them maps the hop matrix onto itself (any two with the same cost
+    column when no arc carries data); interchangeability is then
     an equivalence (a conjugate of two such swaps is one), found in O(P**2)
     by :func:`models._cpsat_locations.interchangeable_classes`.
 
     Examples
     --------
-    >>> _twins(Problem.from_lists([[1, 1, 2, 1]], network={"topology": "mesh", "dims": [4]}))
+    >>> costs, edges = [[1, 1, 2, 1], [1, 1, 2, 1]], [(0, 1, 5)]
+    >>> _twins(Problem.from_lists(costs, edges, network={"topology": "mesh", "dims": [4]}))
     [[], [], [], []]
-    >>> _twins(Problem.from_lists([[1, 1, 2, 1]]))
+    >>> _twins(Problem.from_lists(costs, edges))   # fully connected
     [[], [0], [], [0, 1]]
     """
     label = interchangeable_classes(problem).tolist()
