@@ -213,6 +213,9 @@ def hint_candidates(
         lists.append(("mean", k, np.where(members[None, :], problem.cost, np.inf)))
     for how, k, cost in lists:
         name = f"list-{how}" if k is None else f"list-near{k}"
+        if stop is not None and time.perf_counter() > stop:
+            errors[name] = "skipped: time limit"
+            break
         try:
             began = time.perf_counter()
             rank = upward_rank(problem, cost, delay, how)
