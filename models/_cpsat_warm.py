@@ -10,7 +10,8 @@ searches of :mod:`models._relocate`. The best becomes the hint and the
 horizon, and is the answer if CP-SAT finds nothing better.
 
 With a time limit ``T`` the candidates stop at ``0.3 T``: HEFT runs first
-after the serial schedule (the cheapest good one), list schedules are
+after the serial schedule (the cheapest good one; it may run until ``0.6 T``
+when its predicted time, ``P`` serial schedules, fits), list schedules are
 interrupted, a registered heuristic is skipped when its predicted time (a
 multiple of HEFT's measured time) would pass that point; and
 the relocation searches at ``0.4 T`` (and at most ``0.1 T``): what is skipped
@@ -57,6 +58,10 @@ _RELOCATE_SHARE = 0.1
 # cpop 2, the others at most 1.5, lookahead 36 (about 2.3 P: it tries every processor).
 _COST_RATIO: dict[str, Callable[[int], float]] = {"heft-lookahead": lambda n_procs: 3.0 * n_procs}
 _DEFAULT_RATIO = 3.0
+# HEFT, the first schedule after the serial one, may run until this share of the limit;
+# its time is predicted as this many serial schedules per processor.
+_HEFT_SHARE = 0.6
+_HEFT_PER_PROCESSOR = 1.0
 
 
 @dataclass
@@ -175,7 +180,11 @@ def hint_candidates(
             if report is not None:
                 report(schedule)
 
-    keep("serial", Schedule.from_arrays(problem, *serial_schedule(problem)))
+    began = time.perf_counter()
+    serial = serial_schedule(problem)
+    # HEFT is O(e P) where the serial schedule is O(n + e): about 0.75 P times its time.
+    heft_predicted = _HEFT_PER_PROCESSOR * problem.n_processors * (time.perf_counter() - began)
+    keep("serial", Schedule.from_arrays(problem, *serial))
     registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
     names = [name for name in names if name in registered]
     unit: list[float] = []  # seconds of the first list schedule: the yardstick of predictions
@@ -183,8 +192,11 @@ def hint_candidates(
     def run_registered(name: str) -> None:
         if stop is not None:
             ratio = _COST_RATIO.get(name, lambda _: _DEFAULT_RATIO)(problem.n_processors)
-            predicted = ratio * unit[0] if unit else (0.0 if name == "heft" else math.inf)
-            if time.perf_counter() + predicted > stop:
+            if name == "heft":  # the fallback worth having: until 60 % of the limit
+                late, predicted = clock.until(_HEFT_SHARE), heft_predicted
+            else:
+                late, predicted = stop, ratio * unit[0] if unit else math.inf
+            if time.perf_counter() + predicted > late:
                 errors[name] = "skipped: time limit"
                 return
         began = time.perf_counter()
