@@ -294,6 +294,20 @@ def add_bounds_and_cuts(
     x_il`` and ``M >= s_i + sum_l tail_il x_il``; with ``load``,
     ``cap_l * M >= sum_i c_il x_il`` per location; with ``path_cuts``,
     :func:`add_path_cuts`. Sets ``mv.makespan`` and the objective.
+
+    Examples
+    --------
+    >>> from models._cpsat_build import add_variables, new_model
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([[2, 3], [3, 2], [2, 2]])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=20)
+    >>> sb = compute_bounds(p, mv.cost, mv.delay, mv.capacity, horizon=20, foundation=3.0,
+    ...                     resolution=1, bounds=True, placement=True)
+    >>> add_variables(mv, sb.head, sb.tail, sb.min_dur)
+    >>> add_bounds_and_cuts(mv, p, sb, load=True, path_cuts=False)
+    >>> list(mv.makespan.proto.domain)   # [root bound, horizon]
+    [3, 20]
     """
     model, x, n = mv.model, mv.x, len(mv.x)
     makespan = model.new_int_var(sb.lower, sb.horizon, "makespan")

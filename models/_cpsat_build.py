@@ -33,6 +33,7 @@ from models._cpsat_locations import Locations
 __all__ = [
     "COMM_ENCODINGS",
     "ModelVars",
+    "new_model",
     "add_variables",
     "add_resources",
     "add_precedence_and_communication",
@@ -99,6 +100,30 @@ class ModelVars:
         return sum(len(lits) for lits in self.x if len(lits) > 1)
 
 
+def new_model(problem: Problem, data: Any, loc: Locations, horizon: int = 0) -> ModelVars:
+    """An empty model on the locations: costs and delays per location, scaled.
+
+    ``data`` is the :class:`~models._cpsat_scaling.ScaledData`; inside a
+    pooled location communication is free (zero delay).
+
+    Examples
+    --------
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 4)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=10)
+    >>> mv.cost.tolist(), mv.delay.tolist(), mv.capacity
+    ([[2.0, 3.0], [3.0, 2.0]], [[[0.0, 4.0], [4.0, 0.0]]], [1, 1])
+    """
+    rep = loc.representative
+    cost_l = data.cost[:, rep]  # (n, L), inf outside the affinity
+    delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
+    if len(problem.arc_src):
+        diag = np.arange(len(rep))
+        delay_l[:, diag, diag] = 0
+    return ModelVars(cp_model.CpModel(), loc, cost_l, delay_l, loc.capacity, horizon)
+
+
 def _tick(clock: Clock | None, k: int, stage: str) -> None:
     if clock is not None and k % _CHECK_EVERY == 0:
         clock.check(stage)
@@ -122,10 +147,10 @@ def add_variables(
     Examples
     --------
     >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
     >>> p = Problem.from_lists([[2, 3], [4, 4]])
-    >>> mv = ModelVars(cp_model.CpModel(), processor_locations(p), p.cost, np.zeros((0, 2, 2)),
-    ...                [1, 1], horizon=10)
-    >>> add_variables(mv, None, None, p.cost.min(axis=1))
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=10)
+    >>> add_variables(mv, None, None, mv.cost.min(axis=1))
     >>> [sorted(lits) for lits in mv.x], mv.end_is_var
     ([[0, 1], [0, 1]], [True, False])
     """
@@ -166,6 +191,18 @@ def add_resources(mv: ModelVars, *, pooling: bool, clock: Clock | None = None) -
     validator lets them sit inside another task). With ``pooling``, also a
     redundant cumulative over every symmetric group of interchangeable
     processors (the ``z`` literals "task in the group" go to ``class_lits``).
+
+    Examples
+    --------
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([[2, 3], [3, 2], [0, 1]])   # task 2 may take no time
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=10)
+    >>> add_variables(mv, None, None, mv.cost.min(axis=1))
+    >>> add_resources(mv, pooling=True)
+    >>> sizes = [len(c.no_overlap.intervals) for c in mv.model.proto.constraints]
+    >>> [k for k in sizes if k]   # task 2 is left out where it takes no time
+    [2, 3]
     """
     model, x, cost_l, cap = mv.model, mv.x, mv.cost, mv.capacity
     n, n_locs = cost_l.shape
@@ -361,6 +398,18 @@ def add_isolation(
     Per pair ``(a, b)``, literals ``a before b`` (``e_a <= s_b``) and ``b before
     a``: one literal and its negation when neither task can have zero length,
     else the clause ``before or after or (a has length 0) or (b has length 0)``.
+
+    Examples
+    --------
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([1, 1], n_processors=2, isolation=[(0, 1)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=10)
+    >>> add_variables(mv, None, None, mv.cost.min(axis=1))
+    >>> before = len(mv.model.proto.constraints)
+    >>> add_isolation(mv, p)
+    >>> len(mv.model.proto.constraints) - before   # e_a <= s_b if o, e_b <= s_a if not o
+    2
     """
     model, x, cost_l = mv.model, mv.x, mv.cost
     hinted = hint_start is not None
@@ -391,6 +440,22 @@ def add_symmetry_breaking(mv: ModelVars, *, hint_loc: np.ndarray | None = None) 
     earlier task uses ``q_{m-1}`` (prefix literals ``u``, ``O(k n)`` clauses).
     The warm start is relabelled to satisfy it
     (:func:`models._cpsat_locations.relabel_symmetric`).
+
+    Examples
+    --------
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([1, 1], [(0, 1, 1)], n_processors=3)
+    >>> loc = processor_locations(p)
+    >>> loc.symmetric
+    [[0, 1, 2]]
+    >>> mv = new_model(p, scale_data(p), loc, horizon=10)
+    >>> add_variables(mv, None, None, mv.cost.min(axis=1))
+    >>> add_symmetry_breaking(mv)
+    >>> solver = cp_model.CpSolver()
+    >>> _ = solver.solve(mv.model)
+    >>> solver.boolean_value(mv.x[0][0])   # the first task takes the first processor
+    True
     """
     model, x = mv.model, mv.x
     n = len(x)
@@ -426,6 +491,18 @@ def add_hint(
     Starts, ends, presence literals, group literals, the auxiliary literals
     collected by the other stages and the makespan: CP-SAT reports the hint
     as its first solution.
+
+    Examples
+    --------
+    >>> from models._cpsat_locations import processor_locations
+    >>> from models._cpsat_scaling import scale_data
+    >>> p = Problem.from_lists([[2, 3], [3, 2]])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=10)
+    >>> add_variables(mv, None, None, mv.cost.min(axis=1))
+    >>> mv.makespan = mv.model.new_int_var(0, 10, "M")
+    >>> add_hint(mv, np.array([0, 1]), np.array([0, 0]), 2)
+    >>> len(mv.model.proto.solution_hint.vars)   # 2 starts, 2 ends, 4 literals, makespan
+    9
     """
     model, x = mv.model, mv.x
     for i in range(len(x)):

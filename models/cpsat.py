@@ -90,6 +90,7 @@ from models._cpsat_build import (
     add_resources,
     add_symmetry_breaking,
     add_variables,
+    new_model,
 )
 from models._cpsat_locations import Locations, colour_cores, processor_locations
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
@@ -263,6 +264,23 @@ def solve_model(
         For an unknown CP-SAT parameter or a bad value.
     RuntimeError
         If CP-SAT rejects the model (a bug in the stages).
+
+    Examples
+    --------
+    >>> from models._cpsat_bounds import compute_bounds
+    >>> from models._cpsat_build import add_resources
+    >>> p = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 4)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=20)
+    >>> sb = compute_bounds(p, mv.cost, mv.delay, mv.capacity, horizon=20, foundation=4.0,
+    ...                     resolution=1, bounds=True, placement=True)
+    >>> add_variables(mv, sb.head, sb.tail, sb.min_dur)
+    >>> add_resources(mv, pooling=True)
+    >>> add_precedence_and_communication(mv, p, comm="levels")
+    >>> add_bounds_and_cuts(mv, p, sb, load=True, path_cuts=False)
+    >>> solver, code = solve_model(mv, seconds=10, workers=1, seed=0, log=False,
+    ...                            relative_gap=0, lb_search=False, parameters=None)
+    >>> solver.status_name(code), solver.objective_value   # both on p0: 2 + 3
+    ('OPTIMAL', 5.0)
     """
     solver = cp_model.CpSolver()
     params = solver.parameters
@@ -306,6 +324,23 @@ def extract_schedule(problem: Problem, mv: ModelVars, solver: cp_model.CpSolver)
     ------
     RuntimeError
         If the re-timed schedule is invalid (a bug in the stages).
+
+    Examples
+    --------
+    >>> from models._cpsat_bounds import compute_bounds
+    >>> from models._cpsat_build import add_resources
+    >>> p = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 4)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=20)
+    >>> sb = compute_bounds(p, mv.cost, mv.delay, mv.capacity, horizon=20, foundation=4.0,
+    ...                     resolution=1, bounds=True, placement=True)
+    >>> add_variables(mv, sb.head, sb.tail, sb.min_dur)
+    >>> add_resources(mv, pooling=True)
+    >>> add_precedence_and_communication(mv, p, comm="levels")
+    >>> add_bounds_and_cuts(mv, p, sb, load=True, path_cuts=False)
+    >>> solver, code = solve_model(mv, seconds=10, workers=1, seed=0, log=False,
+    ...                            relative_gap=0, lb_search=False, parameters=None)
+    >>> extract_schedule(p, mv, solver).makespan
+    5
     """
     n = problem.n_tasks
     loc_of = np.array(
@@ -504,9 +539,10 @@ def cpsat(
     * ``"pairs"``: one enforced constraint per pair of locations with a
       positive delay (the straightforward encoding, ``P**2`` per arc).
 
-    Status ``INFEASIBLE`` needs a proof from CP-SAT and no heuristic schedule;
-    since any topological order serialised is valid, instances of the format
-    are never infeasible in practice.
+    Any topological order, serialised, is a valid schedule, so a schedule is
+    always returned (the serial one at worst) and the status is ``OPTIMAL``
+    or ``FEASIBLE``; a CP-SAT claim of infeasibility would contradict that
+    schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
     clock = Clock(time_limit)
@@ -594,13 +630,8 @@ def cpsat(
     try:
         clock.check("bounds and cuts")
         # ---- bounds and cuts (first half): horizon, root bound, heads and tails
-        rep = loc.representative
-        cap = loc.capacity
-        cost_l = data.cost[:, rep]  # (n, L) scaled cost per location, inf outside affinity
-        delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
-        if len(problem.arc_src):
-            diag = np.arange(len(rep))
-            delay_l[:, diag, diag] = 0  # inside a pooled location communication is free
+        mv = new_model(problem, data, loc)  # costs and delays per location, scaled
+        cost_l, delay_l, cap = mv.cost, mv.delay, mv.capacity
         if horizon == "heuristic":
             big = warm.makespan
         else:
@@ -624,7 +655,7 @@ def cpsat(
         # ---- the model, stage by stage
         hinted = hint and warm.loc is not None
         hint_loc = warm.loc if hinted else None
-        mv = ModelVars(cp_model.CpModel(), loc, cost_l, delay_l, cap, big)
+        mv.horizon = big
         add_variables(mv, sb.head, sb.tail, sb.min_dur, clock)
         lap("variables")
         add_resources(mv, pooling=pooling, clock=clock)
@@ -718,7 +749,6 @@ def _answer(
         bound = max(bound, (sb.lower - data.slack) / res)  # the root bound, scaled
     schedule = warm.schedule
     solver_stats: dict[str, Any] = {"solver_status": "NOT_RUN"}
-    infeasible = False
     if solved is not None:
         mv, solver, code, progress = solved
         began = time.perf_counter()
@@ -726,9 +756,7 @@ def _answer(
             found = extract_schedule(problem, mv, solver)
             if found.makespan <= schedule.makespan:
                 schedule = found
-        if code == cp_model.INFEASIBLE:
-            infeasible = True  # never with a valid instance: the warm start exists
-        else:
+        if code != cp_model.INFEASIBLE:  # that would contradict the warm start: a false proof
             bound = max(bound, (solver.best_objective_bound - data.slack) / res)
         stages["extraction"] = round(time.perf_counter() - began, 4)
         solver_stats = {
@@ -746,8 +774,6 @@ def _answer(
             "trace": progress.trace[-50:],
         }
     status, bound = final_status(problem, schedule.makespan, bound, data)
-    if infeasible and schedule is None:  # pragma: no cover - the warm start always exists
-        status, bound = Status.INFEASIBLE, None
     clock: Clock = common["clock"]
     loc: Locations = common["loc"]
     after_build = ("solve", "extraction")
