@@ -299,8 +299,9 @@ def bruteforce(
     ----------
     problem : Problem
     time_limit : float, optional
-        Seconds; when it runs out the best schedule so far is returned as
-        ``FEASIBLE`` with the bound of :func:`exactsched.lower_bound`.
+        Seconds for the whole call, checked at every search node; when it runs
+        out the best schedule so far is returned as ``FEASIBLE`` with the bound
+        of :func:`exactsched.lower_bound` (``OPTIMAL`` if it meets that bound).
     workers, seed : int, optional
         Accepted for the common interface; the search is sequential and deterministic.
     max_tasks : int
@@ -351,7 +352,7 @@ def bruteforce(
         schedule = initial
     makespan = schedule.makespan
     stats: dict[str, Any] = {"nodes": search.nodes, "search_space": space}
-    if search.timed_out:
+    if search.timed_out and makespan > static:  # else the bound proves it anyway
         return Result(
             "bruteforce",
             Status.FEASIBLE,
