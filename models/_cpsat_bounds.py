@@ -152,8 +152,8 @@ def placement_heads_tails(
     tail = np.zeros((n, n_locs))
     off = ~np.eye(n_locs, dtype=bool)
     order = problem.topological_order.tolist()
-    for step, j in enumerate(order):
-        if clock is not None and step % 32 == 0:
+    for j in order:
+        if clock is not None:
             clock.check("bounds and cuts")
         arcs = problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist()
         if not arcs:
@@ -165,8 +165,8 @@ def placement_heads_tails(
         for m in np.flatnonzero(allowed[j]).tolist():
             items = [(arrive[t, m], head[src[t], m], cost[src[t], m]) for t in range(len(arcs))]
             head[j, m] = sequence_bound(items, cap[m] == 1, tail=False)
-    for step, i in enumerate(reversed(order)):
-        if clock is not None and step % 32 == 0:
+    for i in reversed(order):
+        if clock is not None:
             clock.check("bounds and cuts")
         arcs = problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist()
         if not arcs:

@@ -151,12 +151,15 @@ def scale_data(
     ``(scaled bound - slack) / resolution`` is a valid bound for the original.
     """
     finite = problem.cost[problem.allowed]
-    delays = problem.arc_unit[:, None, None] * problem.hops[None, :, :]
+    # Delays per arc and distinct hop value, (n_arcs, U): expanded to (n_arcs, P, P)
+    # once, at the end (the full tensor is the model's largest array).
+    hop_values, hop_code = np.unique(problem.hops, return_inverse=True)
+    delays = problem.arc_unit[:, None] * hop_values[None, :]
     with np.errstate(over="ignore", invalid="ignore"):
-        unscaled = _total(np.where(problem.allowed, problem.cost, np.inf), delays)
+        unscaled = _total(np.where(problem.allowed, problem.cost, np.inf), delays[:, None, :])
     if not math.isfinite(unscaled):
         raise MethodError(
-            "cpsat: the sum of the task costs and communication delays exceeds the "
+            "costs: the sum of the task costs and communication delays exceeds the "
             "floating-point range; rescale the instance"
         )
     if resolution is not None:
@@ -187,7 +190,8 @@ def scale_data(
                 resolution /= 10.0
     cost, cost_exact = ceil_tol(np.where(problem.allowed, problem.cost, 0.0) * resolution)
     cost = np.where(problem.allowed, cost, np.inf)
-    delay, delay_exact = ceil_tol(delays * resolution)
+    table, delay_exact = ceil_tol(delays * resolution)
+    delay = table[:, hop_code.reshape(problem.hops.shape)]
     n = problem.n_tasks
     slack = (0 if cost_exact else n) + (0 if delay_exact else max(0, n - 1))
     return ScaledData(resolution, cost_exact and delay_exact, cost, delay, slack)

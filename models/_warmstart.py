@@ -174,11 +174,9 @@ def simple_list_schedule(
     ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
     heapq.heapify(ready)
     allowed = [np.flatnonzero(np.isfinite(cost[i])).tolist() for i in range(n)]
-    placed = 0
     while ready:
         _, i = heapq.heappop(ready)
-        placed += 1
-        if deadline is not None and placed % 64 == 0 and time.perf_counter() > deadline:
+        if deadline is not None and time.perf_counter() > deadline:
             raise OutOfTime("simple_list_schedule: deadline passed")
         arcs = problem.pred_arcs[problem.pred_ptr[i] : problem.pred_ptr[i + 1]]
         if len(arcs):

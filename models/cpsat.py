@@ -151,6 +151,9 @@ _TOL = 1e-9
 # with n**2 (ancestors times descendants), so "auto" also stops at this many tasks.
 _PATH_CUT_LOCATIONS = 4
 _PATH_CUT_TASKS = 400
+# The model holds a delay per arc and pair of processors (several float copies while
+# scaling): beyond this many the memory, not the time, runs out.
+_MAX_DELAY_ENTRIES = 50_000_000
 # Above this many presence literals CP-SAT's presolve probing takes seconds and
 # buys nothing measurable, so it is switched off.
 _PROBING_LITERALS = 600
@@ -515,8 +518,9 @@ def cpsat(
     Raises
     ------
     MethodError
-        For an invalid option value, or data whose sum of costs and delays
-        overflows floating point.
+        For an invalid option value, data whose sum of costs and delays
+        overflows floating point, or more than 50 million (arc, processor,
+        processor) delays.
 
     Examples
     --------
@@ -559,6 +563,13 @@ def cpsat(
         mark[0] = now
 
     # ---- locations and data
+    entries = len(problem.arc_src) * problem.n_processors**2
+    if entries > _MAX_DELAY_ENTRIES:  # the (arcs, P, P) delays would not fit in memory
+        raise MethodError(
+            f"cpsat: {len(problem.arc_src)} arcs on {problem.n_processors} processors need "
+            f"{entries:.3g} communication delays, more than {_MAX_DELAY_ENTRIES:.3g}; "
+            "use a heuristic"
+        )
     data = scale_data(problem, resolution, limit=scaled_limit(problem))
     res = data.resolution
     loc = processor_locations(problem, pooling=pooling)
