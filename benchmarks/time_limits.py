@@ -17,6 +17,9 @@ Cases
 ``two-tasks-512``, ``two-tasks-1024``
     Two tasks (one edge), unrelated costs, on a 512- and a 1024-processor mesh:
     what the processor analysis and the communication encoding cost.
+``chain-40-1024``
+    A chain of 40 unit tasks on the 1024-processor mesh (39 arcs: 41 million
+    delays between processors, the placement heads and tails take seconds).
 
 Examples
 --------
@@ -63,6 +66,12 @@ CASES: dict[str, Callable[[], Problem]] = {
     "mesh-2000": lambda: random_instance(2000, 16, topology="mesh", seed=2),
     "two-tasks-512": lambda: _two_tasks(512, [16, 32]),
     "two-tasks-1024": lambda: _two_tasks(1024, [32, 32]),
+    "chain-40-1024": lambda: Problem.from_lists(
+        [1] * 40,
+        [(i, i + 1, 1) for i in range(39)],
+        n_processors=1024,
+        network={"topology": "mesh", "dims": [32, 32]},
+    ),
 }
 
 

@@ -126,6 +126,14 @@ def test_final_status_needs_a_proof_on_the_original_numbers():
     assert final_status(integral, 3, 2.9999999, scale_data(integral)) == (Status.OPTIMAL, 3)
 
 
+def test_refusal_when_the_delays_would_not_fit_in_memory():
+    chain = [(i, i + 1, 1) for i in range(59)]
+    mesh = {"topology": "mesh", "dims": [32, 32]}
+    problem = Problem.from_lists([1] * 60, chain, n_processors=1024, network=mesh)
+    with pytest.raises(MethodError, match=r"^cpsat: 59 arcs on 1024 processors need .* delays"):
+        cpsat(problem, **FAST)
+
+
 # ---- numbers CP-SAT could not hold (issue 8, item C) -------------------------------------
 
 
