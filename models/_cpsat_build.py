@@ -308,7 +308,7 @@ def _levels(
 ) -> None:
     """The ``levels`` encoding of arc ``a = i -> j`` (``sub``: delays between their locations)."""
     model, x, d = mv.model, mv.x, mv.delay[a]
-    values = sorted({int(v) for v in sub.ravel() if v > 0})
+    values = np.unique(sub[sub > 0]).astype(np.int64).tolist()
     previous = None
     paid = 0  # delay every placement pays
     levels: list[tuple[int, Any]] = []  # (v, f_v)
@@ -361,7 +361,7 @@ def _near_groups(
     ``near_of[r, c]``: location ``li[r]`` is near ``lj[c]`` (delay below the
     level). Locations of ``j`` near every location of ``i`` are left out.
     Groups come in the order of their first member, members in ``lj`` order;
-    one sort of the columns, not a Python loop over pairs.
+    columns are grouped by their bytes, not by a Python loop over pairs.
 
     Examples
     --------
@@ -370,20 +370,15 @@ def _near_groups(
     [([0], [0, 2]), ([], [1])]
     """
     cols = np.flatnonzero(~near_of.all(axis=0))
-    if not cols.size:
-        return []
-    keys, first, inverse = np.unique(
-        near_of[:, cols].T, axis=0, return_index=True, return_inverse=True
-    )
-    inverse = inverse.ravel()
-    by_group = np.argsort(inverse, kind="stable")
-    cut = np.searchsorted(inverse[by_group], np.arange(len(keys) + 1))
+    rows = np.ascontiguousarray(near_of[:, cols].T)  # one row per far location of j
+    groups: dict[bytes, list[int]] = {}
+    for c, row in zip(cols.tolist(), rows, strict=True):
+        groups.setdefault(row.tobytes(), []).append(c)
     li_arr = np.asarray(li, dtype=np.int64)
-    out = []
-    for g in np.argsort(first, kind="stable").tolist():
-        members = cols[by_group[cut[g] : cut[g + 1]]].tolist()
-        out.append((li_arr[keys[g]].tolist(), [lj[c] for c in members]))
-    return out
+    return [
+        (li_arr[np.frombuffer(key, dtype=bool)].tolist(), [lj[c] for c in members])
+        for key, members in groups.items()
+    ]
 
 
 def add_isolation(
