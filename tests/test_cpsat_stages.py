@@ -333,6 +333,18 @@ def test_solver_log_goes_to_standard_error(capsys):
     assert "CP-SAT" in captured.err or "#Done" in captured.err or "Starting" in captured.err
 
 
+def test_cli_log_keeps_json_on_standard_output(capsys):
+    import json
+
+    from exactsched.cli import main
+
+    argv = ["solve", "examples/topcuoglu2002.json", "-o", "log=true", "--json", "-t", "20"]
+    assert main([*argv, "-w", "1"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["makespan"] == 73
+    assert "CP-SAT" in captured.err
+
+
 def test_stage_seconds_name_every_stage():
     problem = random_instance(12, 4, seed=0)
     stats = cpsat(problem, **FAST).stats
