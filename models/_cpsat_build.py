@@ -117,9 +117,11 @@ def new_model(problem: Problem, data: Any, loc: Locations, horizon: int = 0) -> 
     """
     rep = loc.representative
     cost_l = data.cost[:, rep]  # (n, L), inf outside the affinity
-    delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
-    if len(problem.arc_src):
-        diag = np.arange(len(rep))
+    diag = np.arange(len(rep))
+    if len(rep) == problem.n_processors and not data.delay[:, diag, diag].any():
+        delay_l = data.delay  # one location per processor: no copy of the largest array
+    else:
+        delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
         delay_l[:, diag, diag] = 0
     return ModelVars(cp_model.CpModel(), loc, cost_l, delay_l, loc.capacity, horizon)
 

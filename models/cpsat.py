@@ -61,6 +61,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from exactsched.bounds import (
+    class_load_bound,
     critical_path_bound,
     isolation_bound,
     load_bound,
@@ -151,6 +152,15 @@ _TOL = 1e-9
 # with n**2 (ancestors times descendants), so "auto" also stops at this many tasks.
 _PATH_CUT_LOCATIONS = 4
 _PATH_CUT_TASKS = 400
+# Stages that build the CP-SAT model, and the share of their time CP-SAT needs to load it.
+_MODEL_STAGES = (
+    "variables",
+    "resources",
+    "precedence and communication",
+    "bounds and cuts",
+    "hint",
+)
+_LOAD_SHARE = 0.25
 # The model holds a delay per arc and pair of processors (several float copies while
 # scaling): beyond this many the memory, not the time, runs out.
 _MAX_DELAY_ENTRIES = 50_000_000
@@ -688,7 +698,11 @@ def cpsat(
         if hinted:
             add_hint(mv, warm.loc, warm.start, warm.makespan)
         lap("hint")
-        clock.check("solve")
+        # CP-SAT takes time to load and presolve a model whatever its limit (about
+        # a quarter of the building time on 512 processors): not started without it.
+        building = sum(stages.get(k, 0.0) for k in _MODEL_STAGES)
+        if clock.left() < _LOAD_SHARE * building:
+            raise OutOfTime("solve")
     except OutOfTime as exc:
         lap(str(exc))
         return _answer(common, None, foundation, sb, stopped=str(exc))
@@ -714,23 +728,26 @@ def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     """:func:`exactsched.bounds.lower_bound`, without its class-load LP when time is short.
 
     The LP (about 3e-5 s per task and processor class, 0.95 s on 2000 tasks x
-    16 classes, plus 0.6 s to import scipy the first time) is solved only when
-    twice that estimate fits in a quarter of the time left; the other bounds
-    are cheap. Returns the bound and whether
-    it is the complete one.
+    16 classes, plus 0.6 s to import scipy the first time) and the optimistic
+    critical path (about 1e-8 s per arc and pair of processors) run only when
+    their estimate fits in the time left but half a second (or a quarter of
+    it); the other bounds are cheap. Returns the bound and whether it is the
+    complete one.
     """
     classes = len(processor_classes(problem))
-    estimate = 6e-5 * problem.n_tasks * classes
-    if "scipy.optimize" not in sys.modules:
-        estimate += 1.0  # the first LP imports scipy.optimize (0.6 s here)
-    if classes == 1 or estimate <= 0.25 * clock.left():
+    lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
+    if classes > 1 and "scipy.optimize" not in sys.modules:
+        lp += 0.6  # the first LP imports scipy.optimize
+    ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2
+    left = clock.left()
+    budget = max(0.25 * left, left - 0.5)  # leave half a second for the rest
+    if lp + ocp <= budget:
         return float(foundation_lower_bound(problem)), True
-    best = max(
-        critical_path_bound(problem),
-        optimistic_critical_path(problem),
-        load_bound(problem),
-        isolation_bound(problem),
-    )
+    best = max(critical_path_bound(problem), load_bound(problem), isolation_bound(problem))
+    if ocp <= budget:
+        best = max(best, optimistic_critical_path(problem))
+    elif lp <= budget:
+        best = max(best, class_load_bound(problem))
     if problem.is_integral:
         best = math.ceil(best - 1e-6)
     return float(best), False
