@@ -174,6 +174,12 @@ class FixedAssignmentScheduler:
         return max(finish, default=0.0), np.array(proc, dtype=np.int64), np.array(start)
 
 
+def _stop_at(seconds: float, deadline: float | None) -> float:
+    """The earlier of ``seconds`` from now and ``deadline``."""
+    stop = time.perf_counter() + seconds
+    return stop if deadline is None else min(stop, deadline)
+
+
 def relocation_search(
     problem: Problem,
     members: list[list[int]],
@@ -182,6 +188,7 @@ def relocation_search(
     moves: int = 2000,
     seconds: float = 2.0,
     seed: int = 0,
+    deadline: float | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Hill-climb over task locations from ``assign``; best makespan, processors, starts.
 
@@ -199,6 +206,9 @@ def relocation_search(
         Wall-clock safety limit; the search stops early when it is reached.
     seed : int
         Seed of the move order.
+    deadline : float, optional
+        A :func:`time.perf_counter` instant the search never runs past (the
+        caller's time limit), whatever ``seconds`` says.
 
     Returns
     -------
@@ -222,7 +232,7 @@ def relocation_search(
     if not movable:
         return best, proc, start
     rng = np.random.default_rng(seed)
-    deadline = time.perf_counter() + seconds
+    deadline = _stop_at(seconds, deadline)
     current = best
     for _ in range(moves):
         if time.perf_counter() > deadline:
@@ -252,6 +262,7 @@ def priority_search(
     spread: float | tuple[float, ...] = (0.05, 0.2),
     target: float = 0.0,
     seed: int = 0,
+    deadline: float | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Best list schedule for a fixed assignment over randomly perturbed ranks.
 
@@ -261,7 +272,8 @@ def priority_search(
     on identical processors without communication (the STG set) this finds
     schedules the single rank order misses (small spreads found some, large
     ones others, hence both by default). Stops early when the makespan
-    reaches ``target`` (a proven lower bound) or after ``seconds``.
+    reaches ``target`` (a proven lower bound), after ``seconds`` or at
+    ``deadline`` (a :func:`time.perf_counter` instant).
 
     Returns
     -------
@@ -281,7 +293,7 @@ def priority_search(
     assign = np.asarray(assign, dtype=np.int64)
     best, proc, start = sched.run(assign)
     rng = np.random.default_rng(seed)
-    deadline = time.perf_counter() + seconds
+    deadline = _stop_at(seconds, deadline)
     spreads = (spread,) if isinstance(spread, int | float) else tuple(spread)
     for k in range(tries - 1):
         if best <= target or time.perf_counter() > deadline:

@@ -25,11 +25,27 @@ References
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import time
+
 import numpy as np
 
 from exactsched.problem import Problem
 
-__all__ = ["delay_matrix", "upward_rank", "simple_list_schedule", "retime", "order_from"]
+__all__ = [
+    "OutOfTime",
+    "delay_matrix",
+    "upward_rank",
+    "simple_list_schedule",
+    "serial_schedule",
+    "retime",
+    "order_from",
+]
+
+
+class OutOfTime(Exception):  # noqa: N818 (a signal, not an error)
+    """A deadline passed; the caller falls back to what it already has."""
 
 
 def delay_matrix(problem: Problem) -> np.ndarray:
@@ -90,17 +106,53 @@ def _earliest_gap(busy: list[tuple[float, float]], ready: float, length: float) 
     return t
 
 
+def _lane_gap(starts: list[float], ends: list[float], ready: float, length: float) -> float:
+    """:func:`_earliest_gap` on one lane: disjoint intervals sorted by start (so by end).
+
+    Intervals ending by ``ready`` cannot delay the task, so the scan starts at
+    the first one ending after it (a bisection): O(log L) plus the gaps tried.
+    """
+    if length <= 0:
+        return ready
+    t = ready
+    for k in range(bisect.bisect_right(ends, ready), len(starts)):
+        if starts[k] >= t + length:
+            break
+        if ends[k] > t:
+            t = ends[k]
+    return t
+
+
 def simple_list_schedule(
     problem: Problem,
     cost: np.ndarray,
     delay: np.ndarray,
     priority: np.ndarray,
+    *,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Insertion-based EFT list schedule; returns ``(processor, start)`` arrays.
 
     Ready tasks are taken by decreasing ``priority`` (ties: lowest index); each
     goes to the processor with the earliest finish time (ties: lowest index),
     in the first idle gap that also avoids every placed isolation partner.
+
+    Parameters
+    ----------
+    problem : Problem
+    cost : numpy.ndarray
+        ``(n, P)`` execution times, ``inf`` where a task may not run.
+    delay : numpy.ndarray
+        ``(n_arcs, P, P)`` communication delays.
+    priority : numpy.ndarray
+        One number per task.
+    deadline : float, optional
+        A :func:`time.perf_counter` instant; past it :class:`OutOfTime` is raised.
+
+    Raises
+    ------
+    OutOfTime
+        When ``deadline`` passes before every task is placed.
 
     Examples
     --------
@@ -114,37 +166,84 @@ def simple_list_schedule(
     proc = np.full(n, -1, dtype=np.int64)
     start = np.full(n, np.nan)
     finish = np.full(n, np.nan)
-    lanes: list[list[tuple[float, float]]] = [[] for _ in range(n_procs)]
+    # Per processor the busy intervals, disjoint, as parallel sorted lists.
+    lane_s: list[list[float]] = [[] for _ in range(n_procs)]
+    lane_e: list[list[float]] = [[] for _ in range(n_procs)]
     missing = np.diff(problem.pred_ptr).astype(np.int64)
-    ready = [i for i in range(n) if missing[i] == 0]
+    # max over (priority, -index) == min over (-priority, index)
+    ready = [(-float(priority[i]), i) for i in range(n) if missing[i] == 0]
+    heapq.heapify(ready)
+    allowed = [np.flatnonzero(np.isfinite(cost[i])).tolist() for i in range(n)]
     while ready:
-        i = max(ready, key=lambda t: (priority[t], -t))
-        ready.remove(i)
-        arcs = problem.pred_arcs[problem.pred_ptr[i] : problem.pred_ptr[i + 1]].tolist()
+        _, i = heapq.heappop(ready)
+        if deadline is not None and time.perf_counter() > deadline:
+            raise OutOfTime("simple_list_schedule: deadline passed")
+        arcs = problem.pred_arcs[problem.pred_ptr[i] : problem.pred_ptr[i + 1]]
+        if len(arcs):
+            src = problem.arc_src[arcs]
+            data_ready = np.maximum((finish[src][:, None] + delay[arcs, proc[src], :]).max(0), 0.0)
+        else:
+            data_ready = np.zeros(n_procs)
         partners = [
             (start[k], finish[k])
             for k in problem.isolation_partners(i).tolist()
             if proc[k] >= 0 and finish[k] > start[k]
         ]
         best = (np.inf, 0.0, -1)
-        for p in np.flatnonzero(np.isfinite(cost[i])).tolist():
-            data = 0.0
-            for a in arcs:
-                s = int(problem.arc_src[a])
-                data = max(data, finish[s] + delay[a, proc[s], p])
-            t = _earliest_gap(lanes[p] + partners, data, float(cost[i, p]))
-            eft = t + float(cost[i, p])
+        for p in allowed[i]:
+            length = float(cost[i, p])
+            if partners:
+                busy = list(zip(lane_s[p], lane_e[p], strict=True)) + partners
+                t = _earliest_gap(busy, float(data_ready[p]), length)
+            else:
+                t = _lane_gap(lane_s[p], lane_e[p], float(data_ready[p]), length)
+            eft = t + length
             if eft < best[0]:
                 best = (eft, t, p)
         eft, t, p = best
         proc[i], start[i], finish[i] = p, t, eft
         if eft > t:
-            lanes[p].append((t, eft))
+            k = bisect.bisect_left(lane_s[p], t)
+            lane_s[p].insert(k, t)
+            lane_e[p].insert(k, eft)
         for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
             j = int(problem.arc_dst[a])
             missing[j] -= 1
             if missing[j] == 0:
-                ready.append(j)
+                heapq.heappush(ready, (-float(priority[j]), j))
+    return proc, start
+
+
+def serial_schedule(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """The cheapest valid schedule: tasks one at a time in topological order.
+
+    Each task runs on its fastest allowed processor (ties: lowest index) once
+    the previous task has finished and its data have arrived. No two tasks
+    ever overlap, so processor and isolation rules hold trivially; O(n + e).
+    It is the warm start of last resort when the time limit leaves no time for
+    list scheduling.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 5), (1, 2, 0)])
+    >>> proc, start = serial_schedule(p)
+    >>> proc.tolist(), start.tolist()
+    ([0, 0, 0], [0.0, 2.0, 4.0])
+    """
+    cost = problem.cost
+    n = problem.n_tasks
+    proc = np.argmin(np.where(problem.allowed, cost, np.inf), axis=1).astype(np.int64)
+    duration = cost[np.arange(n), proc]
+    start = np.zeros(n)
+    lag = problem.arc_unit * problem.hops[proc[problem.arc_src], proc[problem.arc_dst]]
+    now = 0.0
+    for j in problem.topological_order.tolist():
+        t = now
+        for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
+            i = int(problem.arc_src[a])
+            t = max(t, start[i] + duration[i] + lag[a])
+        start[j] = t
+        now = t + duration[j]
     return proc, start
 
 

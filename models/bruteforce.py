@@ -75,9 +75,13 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
+from models._cpsat_locations import interchangeable_classes
 from models._milp_horizon import list_schedule, optimistic_paths
 
 __all__ = ["bruteforce", "search_space"]
+
+# Above this many processors the bound's inner minimum runs in numpy.
+_VECTOR_PROCS = 64
 
 
 def search_space(problem: Problem) -> float:
@@ -97,20 +101,23 @@ def _twins(problem: Problem) -> list[list[int]]:
     """For each processor, the lower-indexed processors interchangeable with it.
 
     ``p`` and ``r`` are interchangeable when they have the same cost column and
-    swapping them maps the hop matrix onto itself; interchangeability is then
-    an equivalence (a conjugate of two such swaps is one).
+    swapping them maps the hop matrix onto itself (any two with the same cost
+    column when no arc carries data); interchangeability is then
+    an equivalence (a conjugate of two such swaps is one), found in O(P**2)
+    by :func:`models._cpsat_locations.interchangeable_classes`.
+
+    Examples
+    --------
+    >>> costs, edges = [[1, 1, 2, 1], [1, 1, 2, 1]], [(0, 1, 5)]
+    >>> _twins(Problem.from_lists(costs, edges, network={"topology": "mesh", "dims": [4]}))
+    [[], [], [], []]
+    >>> _twins(Problem.from_lists(costs, edges))   # fully connected
+    [[], [0], [], [0, 1]]
     """
-    n_procs = problem.n_processors
-    cost = np.where(problem.allowed, problem.cost, -1.0)
-    twins: list[list[int]] = [[] for _ in range(n_procs)]
-    for q in range(n_procs):
-        for r in range(q):
-            if not np.array_equal(cost[:, q], cost[:, r]):
-                continue
-            perm = np.arange(n_procs)
-            perm[[q, r]] = [r, q]
-            if np.array_equal(problem.hops[np.ix_(perm, perm)], problem.hops):
-                twins[q].append(r)
+    label = interchangeable_classes(problem).tolist()
+    twins: list[list[int]] = [[] for _ in label]
+    for q, lab in enumerate(label):
+        twins[q] = [r for r in range(lab, q) if label[r] == lab] if lab < q else []
     return twins
 
 
@@ -124,6 +131,8 @@ class _Search:
         self.cost = problem.cost.tolist()
         self.procs = [problem.allowed_processors(j).tolist() for j in range(n)]
         self.hops = problem.hops.tolist()
+        self.hops_array = problem.hops
+        self.vector = problem.n_processors > _VECTOR_PROCS and not np.any(np.diag(problem.hops))
         self.preds = [
             [
                 (int(problem.arc_src[a]), float(problem.arc_unit[a]))
@@ -185,6 +194,11 @@ class _Search:
                         arrival = fi if q == p else fi + unit * row[q]
                         if arrival > est[q]:
                             est[q] = arrival
+                elif self.vector:
+                    # the same minimum as below, in numpy (the diagonal of hops is 0)
+                    done = np.add(est_of[i], cost[i])
+                    arrival = (done[:, None] + unit * self.hops_array).min(axis=0)
+                    est = np.maximum(est, arrival).tolist()
                 else:
                     ei, ci = est_of[i], cost[i]
                     done = [ei[r] + ci[r] for r in range(n_procs)]
@@ -209,11 +223,8 @@ class _Search:
         self, depth: int, last: tuple[float, float, int], makespan: float, rem: float
     ) -> None:
         self.nodes += 1
-        if (
-            self.deadline is not None
-            and self.nodes % 512 == 0
-            and time.perf_counter() > self.deadline
-        ):
+        # Every node: one bound costs O(n P**2), far more than a look at the clock.
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             self.timed_out = True
         if self.timed_out:
             return
@@ -288,8 +299,9 @@ def bruteforce(
     ----------
     problem : Problem
     time_limit : float, optional
-        Seconds; when it runs out the best schedule so far is returned as
-        ``FEASIBLE`` with the bound of :func:`exactsched.lower_bound`.
+        Seconds for the whole call, checked at every search node; when it runs
+        out the best schedule so far is returned as ``FEASIBLE`` with the bound
+        of :func:`exactsched.lower_bound` (``OPTIMAL`` if it meets that bound).
     workers, seed : int, optional
         Accepted for the common interface; the search is sequential and deterministic.
     max_tasks : int
@@ -340,7 +352,7 @@ def bruteforce(
         schedule = initial
     makespan = schedule.makespan
     stats: dict[str, Any] = {"nodes": search.nodes, "search_space": space}
-    if search.timed_out:
+    if search.timed_out and makespan > static:  # else the bound proves it anyway
         return Result(
             "bruteforce",
             Status.FEASIBLE,

@@ -5,34 +5,41 @@ Contract: :func:`cpsat` takes a :class:`~exactsched.problem.Problem` and returns
 original data (it is re-timed on them and checked by :func:`exactsched.validate`),
 whose ``makespan`` is that schedule's true makespan and whose ``lower_bound``
 is proven for the original problem. ``status`` is ``OPTIMAL`` only when the
-makespan equals the proven bound.
+makespan equals the proven bound. ``time_limit`` bounds the whole call: when
+the model cannot be built in time the best heuristic schedule is returned
+(``FEASIBLE``, with the foundation bound of :mod:`exactsched.bounds`).
 
-Formulation (details and measurements in ``docs/exact-models.md``):
+The model is built in named stages, one function each, so that every
+strengthening can be switched off by its option and audited alone
+(details and measurements in ``docs/exact-models.md``):
 
-* *locations*: processors, except that a class of interchangeable processors
-  among which communication is free (the CPU cores of an accelerated node, or
-  all processors when nothing communicates) is pooled into one location of
-  capacity ``k``: the type is chosen first, the core afterwards by interval
-  colouring;
-* one optional fixed-size interval per (task, allowed location) sharing the
-  task start, ``add_exactly_one`` over the presences, ``add_no_overlap`` per
-  processor and ``add_cumulative`` per pooled location;
-* precedence ``start_j >= end_i`` for every arc and communication
-  ``start_j >= end_i + delay`` where the locations need it ("levels" encoding:
-  one literal per arc and distinct delay value);
-* isolation pairs as a disjunction of two order literals (or a zero-length
-  task); order pairs are arcs without communication;
-* makespan ``>=`` every end, the foundation bounds of :mod:`exactsched.bounds`,
-  placement heads and tails that see communication and fan-in/out
-  (:func:`_placement_heads_tails`), per-location load cuts, value-precedence
-  symmetry breaking between interchangeable processors, a horizon and a
-  complete hint from the best heuristic schedule.
+1. *locations* (:mod:`models._cpsat_locations`, option ``pooling``):
+   processors, except that a class of interchangeable processors with free
+   communication inside is pooled into one location of capacity ``k``;
+2. *warm start* (:mod:`models._cpsat_warm`, options ``hint``, ``horizon``,
+   ``relocate``, ``hint_heuristics``): the best heuristic schedule;
+3. *bounds and cuts*, first half (:func:`models._cpsat_bounds.compute_bounds`,
+   options ``bounds``, ``placement``): horizon, root bound, heads and tails;
+4. *variables* (:func:`models._cpsat_build.add_variables`): starts, ends,
+   presence literals, ``add_exactly_one``;
+5. *resources* (:func:`models._cpsat_build.add_resources`, ``pooling``):
+   ``add_no_overlap`` per processor, ``add_cumulative`` per pooled location;
+6. *precedence and communication* (:func:`~models._cpsat_build.add_precedence_and_communication`,
+   option ``comm``; :func:`~models._cpsat_build.add_isolation`): arcs, delays,
+   isolation pairs;
+7. *bounds and cuts*, second half (:func:`~models._cpsat_build.add_symmetry_breaking`,
+   option ``symmetry``; :func:`models._cpsat_bounds.add_bounds_and_cuts`,
+   options ``bounds``, ``placement``, ``load``, ``path_cuts``);
+8. the *hint* (:func:`models._cpsat_build.add_hint`, option ``hint``);
+9. *solve* (:func:`solve_model`, options ``workers``, ``seed``,
+   ``lb_search``, ``relative_gap``, ``parameters``, ``log``);
+10. *extraction* (:func:`extract_schedule`, :func:`final_status`): locations
+    to cores, re-timing on the original data, validation, the proven bound.
 
-With 2 or more workers the full-problem worker is CP-SAT's
-``objective_lb_search`` (option ``lb_search``).
-
-Non-integer data are scaled by a resolution and rounded up (see
-:func:`scale_data`); the solution is re-timed on the original numbers.
+Non-integer data are scaled by a resolution and rounded up, and numbers CP-SAT
+cannot hold are rescaled (:func:`scale_data`); the solution is re-timed on the
+original numbers and a proof on rounded data counts only when it is one on
+the original data.
 
 References
 ----------
@@ -45,15 +52,22 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from exactsched.bounds import critical_path_bound, load_bound
+from exactsched.bounds import (
+    class_load_bound,
+    critical_path_bound,
+    isolation_bound,
+    load_bound,
+    optimistic_critical_path,
+    processor_classes,
+)
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
@@ -61,17 +75,47 @@ from exactsched.registry import HeuristicName, register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
-from models._relocate import priority_search, relocation_search
-from models._warmstart import delay_matrix, retime, simple_list_schedule, upward_rank
+from models._clock import Clock, OutOfTime
+from models._cpsat_bounds import (
+    StaticBounds,
+    add_bounds_and_cuts,
+    compute_bounds,
+    placement_heads_tails,
+)
+from models._cpsat_build import (
+    COMM_ENCODINGS,
+    ModelVars,
+    add_hint,
+    add_isolation,
+    add_precedence_and_communication,
+    add_resources,
+    add_symmetry_breaking,
+    add_variables,
+    new_model,
+)
+from models._cpsat_locations import Locations, colour_cores, processor_locations
+from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
+from models._cpsat_warm import WarmStart, find_warm_start, hint_candidates, near_subsets
+from models._warmstart import delay_matrix, retime, serial_schedule
 
 __all__ = [
     "cpsat",
     "scale_data",
     "processor_locations",
+    "scaled_limit",
+    "solve_model",
+    "extract_schedule",
+    "final_status",
     "DEFAULT_HINT_HEURISTICS",
     "COMM_ENCODINGS",
     "STRAIGHTFORWARD",
 ]
+
+# Former private names, kept for the tests and notebooks that import them.
+_placement_heads_tails = placement_heads_tails
+_near_subsets = near_subsets
+_hint_candidates = hint_candidates
+_colour = colour_cores
 
 #: Registered heuristics tried for the warm start (if registered), besides our own.
 DEFAULT_HINT_HEURISTICS: tuple[str, ...] = (
@@ -84,9 +128,6 @@ DEFAULT_HINT_HEURISTICS: tuple[str, ...] = (
     "peft-nc",
     "pets",
 )
-
-#: Communication encodings: "levels" (default), "dest", "pairs" (see the Notes of cpsat).
-COMM_ENCODINGS: tuple[str, ...] = ("levels", "dest", "pairs")
 
 #: Options giving the straightforward model the speed features are measured against.
 STRAIGHTFORWARD: dict[str, Any] = {
@@ -105,363 +146,44 @@ STRAIGHTFORWARD: dict[str, Any] = {
 # Relocation-search moves for the warm start ("auto"): per task, and at most.
 _RELOCATE_PER_TASK = 20
 _RELOCATE_MAX = 3000
-# Largest scaled value aimed at when data must be rounded.
-_TARGET_SCALE = 1e6
 _TOL = 1e-9
 # Path cuts pay on CPU-GPU nodes (few locations); on many processors they only
-# slow the presolve down (measured in docs/exact-models.md).
+# slow the presolve down (measured in docs/exact-models.md). Their size grows
+# with n**2 (ancestors times descendants), so "auto" also stops at this many tasks.
 _PATH_CUT_LOCATIONS = 4
+_PATH_CUT_TASKS = 400
+# Stages that build the CP-SAT model, and the share of their time CP-SAT needs to load it.
+_MODEL_STAGES = (
+    "variables",
+    "resources",
+    "precedence and communication",
+    "bounds and cuts",
+    "hint",
+)
+_LOAD_SHARE = 0.25
+# The model holds a delay per arc and pair of processors (several float copies while
+# scaling): beyond this many the memory, not the time, runs out.
+_MAX_DELAY_ENTRIES = 50_000_000
 # Above this many presence literals CP-SAT's presolve probing takes seconds and
 # buys nothing measurable, so it is switched off.
 _PROBING_LITERALS = 600
 
 
-# ---- scaling ---------------------------------------------------------------------------
+def scaled_limit(problem: Problem) -> float:
+    """Largest scaled sum of costs and delays the model can hold exactly.
 
-
-def _ceil_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Round up, except values within a relative 1e-9 of an integer; and whether all were."""
-    values = np.asarray(values, dtype=float)
-    near = np.round(values)
-    close = np.abs(values - near) <= _TOL * np.maximum(1.0, np.abs(values))
-    return np.where(close, near, np.ceil(values)), bool(np.all(close))
-
-
-@dataclass
-class ScaledData:
-    """Integer data of the CP-SAT model.
-
-    Attributes
-    ----------
-    resolution : float
-        Time units per original unit.
-    exact : bool
-        Whether every scaled value was an integer (then answers are exact).
-    cost : numpy.ndarray
-        ``(n, P)`` scaled execution times (float array of integers, ``inf`` outside affinity).
-    delay : numpy.ndarray
-        ``(n_arcs, P, P)`` scaled communication delays.
-    slack : int
-        Upper bound on the total rounding along one path of a schedule, in scaled units.
-    """
-
-    resolution: float
-    exact: bool
-    cost: np.ndarray
-    delay: np.ndarray
-    slack: int = 0
-
-
-def scale_data(problem: Problem, resolution: float | None = None) -> ScaledData:
-    """Scale and round the data of ``problem`` up to integers.
-
-    Parameters
-    ----------
-    problem : Problem
-    resolution : float, optional
-        Time units per original unit. Default: 1 on integer data; else the
-        smallest power of ten up to ``10**6`` that makes every cost and delay an
-        integer; else the power of ten that maps the largest value to at most
-        ``10**6``.
-
-    Returns
-    -------
-    ScaledData
-
-    Raises
-    ------
-    MethodError
-        If ``resolution`` is not a positive finite number.
+    Every time variable lies in ``[0, total]``; CP-SAT needs the sum of all
+    variable domains (about ``2 n + 1`` of them) and every linear row (at most
+    ``2 capacity + 1`` times ``total``) within ``2**62``, and the re-timing of
+    the hint on scaled data is exact in floating point up to ``2**53``.
 
     Examples
     --------
-    >>> p = Problem.from_lists([[1.5, 2.25]], n_processors=2)
-    >>> s = scale_data(p)
-    >>> s.resolution, s.exact, s.cost.tolist()
-    (100, True, [[150.0, 225.0]])
-    >>> scale_data(p, resolution=2).cost.tolist()   # 4.5 is rounded up
-    [[3.0, 5.0]]
-
-    Notes
-    -----
-    Costs and delays are rounded *up*, so a schedule valid on scaled data,
-    divided by the resolution, is valid on the original data. The scaled
-    optimum may exceed ``resolution * OPT``, but by less than one unit per
-    task and per arc on the longest path of the optimal schedule, i.e. by less
-    than ``slack`` (n, plus n - 1 if delays were rounded); so
-    ``(scaled bound - slack) / resolution`` is a valid bound for the original.
+    >>> scaled_limit(Problem.from_lists([[1, 1]])) == 2.0**53
+    True
     """
-    finite = problem.cost[problem.allowed]
-    delays = problem.arc_unit[:, None, None] * problem.hops[None, :, :]
-    values = np.concatenate([finite, delays.ravel()])
-    top = float(values.max()) if values.size else 0.0
-    if resolution is None:
-        if problem.is_integral:
-            resolution = 1
-        else:
-            resolution = None
-            for k in range(1, 7):
-                if top * 10**k > 1e12:
-                    break
-                if _ceil_tol(values * 10**k)[1]:
-                    resolution = 10**k
-                    break
-            if resolution is None:
-                resolution = 10.0 ** math.floor(math.log10(_TARGET_SCALE / max(top, 1e-300)))
-    elif (
-        isinstance(resolution, bool)
-        or not isinstance(resolution, int | float)
-        or not math.isfinite(resolution)
-        or resolution <= 0
-    ):
-        raise MethodError(f"resolution: expected a positive number, got {resolution!r}")
-    cost, cost_exact = _ceil_tol(np.where(problem.allowed, problem.cost, 0.0) * resolution)
-    cost = np.where(problem.allowed, cost, np.inf)
-    delay, delay_exact = _ceil_tol(delays * resolution)
-    n = problem.n_tasks
-    slack = (0 if cost_exact else n) + (0 if delay_exact else max(0, n - 1))
-    return ScaledData(resolution, cost_exact and delay_exact, cost, delay, slack)
-
-
-# ---- processor classes and locations ---------------------------------------------------
-
-
-def _swappable(problem: Problem, p: int, q: int) -> bool:
-    """Whether exchanging processors p and q maps the instance onto itself."""
-    if not np.array_equal(problem.cost[:, p], problem.cost[:, q]):
-        return False
-    if not np.any(problem.arc_unit > 0):
-        return True  # nothing communicates: the network is irrelevant
-    hops = problem.hops
-    others = np.array([r for r in range(problem.n_processors) if r not in (p, q)], dtype=np.int64)
-    return (
-        np.array_equal(hops[p, others], hops[q, others])
-        and np.array_equal(hops[others, p], hops[others, q])
-        and hops[p, q] == hops[q, p]
-    )
-
-
-@dataclass
-class Locations:
-    """Where a task can be put in the model.
-
-    Attributes
-    ----------
-    members : list of list of int
-        Processors of each location (one, or a pooled class).
-    of_processor : numpy.ndarray
-        Location of each processor.
-    symmetric : list of list of int
-        Groups of single-processor locations that are interchangeable (size >= 2).
-    classes : list of list of int
-        All classes of interchangeable processors.
-    """
-
-    members: list[list[int]]
-    of_processor: np.ndarray
-    symmetric: list[list[int]] = field(default_factory=list)
-    classes: list[list[int]] = field(default_factory=list)
-
-
-def processor_locations(problem: Problem, *, pooling: bool = True) -> Locations:
-    """Group interchangeable processors and pool those where the core does not matter.
-
-    Two processors are interchangeable when they have the same cost for every
-    task (affinity included) and swapping them leaves the hop matrix unchanged.
-    A class of interchangeable processors is *pooled* (one location of
-    capacity ``k``) when communication inside it is free: zero hops between
-    its members, or no arc carries data at all.
-
-    Examples
-    --------
-    >>> from topologies import platform_preset
-    >>> import networkx as nx
-    >>> g = nx.DiGraph(); g.add_node("a", cost={"cpu": 5, "gpu": 1})
-    >>> p = Problem.from_networkx(g, platform_preset("hoft-single-gpu"))
-    >>> loc = processor_locations(p)
-    >>> [len(m) for m in loc.members], loc.symmetric
-    ([7, 1], [])
-    >>> processor_locations(p, pooling=False).symmetric
-    [[0, 1, 2, 3, 4, 5, 6]]
-    """
-    n_procs = problem.n_processors
-    classes: list[list[int]] = []
-    for p in range(n_procs):
-        for cls in classes:
-            if all(_swappable(problem, p, q) for q in cls):
-                cls.append(p)
-                break
-        else:
-            classes.append([p])
-    no_comm = not np.any(problem.arc_unit > 0)
-    members: list[list[int]] = []
-    symmetric: list[list[int]] = []
-    for cls in classes:
-        inner = problem.hops[np.ix_(cls, cls)]
-        if pooling and len(cls) > 1 and (no_comm or not np.any(inner)):
-            members.append(list(cls))
-            continue
-        first = len(members)
-        members.extend([p] for p in cls)
-        if len(cls) > 1:
-            symmetric.append(list(range(first, first + len(cls))))
-    order = sorted(range(len(members)), key=lambda k: members[k][0])
-    members = [members[k] for k in order]
-    renumber = {old: new for new, old in enumerate(order)}
-    symmetric = [[renumber[k] for k in group] for group in symmetric]
-    of_processor = np.zeros(n_procs, dtype=np.int64)
-    for k, procs in enumerate(members):
-        of_processor[procs] = k
-    return Locations(members, of_processor, symmetric, classes)
-
-
-# ---- warm start --------------------------------------------------------------------------
-
-
-def _hint_candidates(
-    problem: Problem,
-    names: Sequence[str],
-    report: Callable[[Schedule], Any] | None = None,
-    *,
-    relocate: int = 0,
-    relocate_seconds: float = 2.0,
-    target: float = 0.0,
-    seed: int = 0,
-) -> tuple[list[tuple[str, Schedule]], dict[str, str]]:
-    """Valid schedules of our own list schedules and of the registered heuristics.
-
-    ``report(schedule)`` is called on each candidate better than all before it,
-    so a first schedule is out after one cheap list schedule. With
-    ``relocate > 0`` the best one is then improved by that many moves of
-    :func:`models._relocate.relocation_search` (when tasks have a choice of
-    location) and as many tries of :func:`models._relocate.priority_search`,
-    at most ``relocate_seconds`` in all; the latter stops at ``target``.
-    """
-    from exactsched.registry import available_methods
-
-    found: list[tuple[str, Schedule]] = []
-    errors: dict[str, str] = {}
-    best = math.inf
-
-    def keep(name: str, schedule: Schedule) -> None:
-        nonlocal best
-        found.append((name, schedule))
-        if schedule.makespan < best:
-            best = schedule.makespan
-            if report is not None:
-                report(schedule)
-
-    delay = delay_matrix(problem)
-    for how in ("mean", "min"):
-        rank = upward_rank(problem, problem.cost, delay, how)
-        proc, start = simple_list_schedule(problem, problem.cost, delay, rank)
-        keep(f"list-{how}", Schedule.from_arrays(problem, proc, start))
-    # On multi-hop networks with much data the greedy list schedules spread the
-    # tasks far apart (80 x 16 fat-tree: 227); the same schedule restricted to
-    # the k processors nearest to some processor is often much shorter (137).
-    for k, members in _near_subsets(problem):
-        cost = np.where(members[None, :], problem.cost, np.inf)
-        rank = upward_rank(problem, cost, delay, "mean")
-        proc, start = simple_list_schedule(problem, cost, delay, rank)
-        keep(f"list-near{k}", Schedule.from_arrays(problem, proc, start))
-    registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
-    for name in names:
-        if name not in registered:
-            continue
-        try:
-            schedule = registered[name].func(problem)
-        except Exception as exc:  # a colleague's heuristic must never break the model
-            errors[name] = f"{type(exc).__name__}: {exc}"
-            continue
-        if not isinstance(schedule, Schedule) or validate(problem, schedule):
-            errors[name] = "invalid schedule"
-            continue
-        keep(name, schedule)
-    if relocate > 0 and relocate_seconds > 0:
-        loc = processor_locations(problem)
-        origin = loc.of_processor[min(found, key=lambda c: c[1].makespan)[1].arrays(problem)[0]]
-        budget = relocate_seconds
-        if len(loc.members) > 1:
-            # Four climbs with half the moves each (one stalls after ~1000 moves
-            # on Cholesky N = 8), from the best schedule and from every task on
-            # its fastest location (all on the GPU there), alternately: the
-            # local optima reached vary much with the seed (66,401-67,791).
-            rep = [m[0] for m in loc.members]
-            fastest = np.argmin(np.where(problem.allowed, problem.cost, np.inf)[:, rep], axis=1)
-            climbs = [
-                relocation_search(
-                    problem,
-                    loc.members,
-                    start_from,
-                    moves=(relocate + 1) // 2,
-                    seconds=relocate_seconds / 8,
-                    seed=seed + k,
-                )
-                for k, start_from in enumerate((origin, fastest, origin, fastest))
-            ]
-            _, proc, _ = min(climbs, key=lambda c: c[0])
-            origin = loc.of_processor[proc]
-            budget = relocate_seconds / 2
-        # Then the same assignment under perturbed priorities (the order is
-        # what the single-location STG instances need).
-        _, proc, start = priority_search(
-            problem, loc.members, origin, tries=relocate, seconds=budget, target=target, seed=seed
-        )
-        schedule = Schedule.from_arrays(problem, proc, start)
-        if validate(problem, schedule):  # never expected: the scheduler honours every rule
-            errors["relocate"] = "invalid schedule"
-        else:
-            keep("relocate", schedule)
-    return found, errors
-
-
-def _near_subsets(problem: Problem, limit: int = 24) -> list[tuple[int, np.ndarray]]:
-    """Distinct sets of the ``k`` processors nearest to each processor (``k = 2, 4, ...``).
-
-    Only when data travel over at least two hop distances (else every subset
-    of a size is as near as another); ties by processor index; sets that leave
-    a task without an allowed processor are skipped; at most ``limit`` sets.
-    """
-    n_procs = problem.n_processors
-    if problem.n_edges == 0 or not np.any(problem.arc_unit > 0):
-        return []
-    if len(np.unique(problem.hops[~np.eye(n_procs, dtype=bool)])) < 2:
-        return []
-    seen: set[tuple[int, ...]] = set()
-    out: list[tuple[int, np.ndarray]] = []
-    k = 2
-    while k < n_procs and len(out) < limit:
-        for p in range(n_procs):
-            near = np.lexsort((np.arange(n_procs), problem.hops[p]))[:k]
-            key = tuple(sorted(near.tolist()))
-            if key in seen:
-                continue
-            seen.add(key)
-            members = np.zeros(n_procs, dtype=bool)
-            members[near] = True
-            if problem.allowed[:, members].any(axis=1).all():
-                out.append((k, members))
-            if len(out) >= limit:
-                break
-        k *= 2
-    return out
-
-
-def _relabel(proc: np.ndarray, loc: Locations) -> np.ndarray:
-    """Permute interchangeable processors so their first tasks come in processor order."""
-    proc = proc.copy()
-    for group in loc.symmetric:
-        procs = [loc.members[k][0] for k in group]
-        first = {p: (np.flatnonzero(proc == p)[:1].tolist() or [len(proc)])[0] for p in procs}
-        ranked = sorted(procs, key=lambda p: (first[p], p))
-        mapping = dict(zip(ranked, procs, strict=True))
-        old = proc.copy()
-        for src, dst in mapping.items():
-            proc[old == src] = dst
-    return proc
-
-
-# ---- the model ---------------------------------------------------------------------------
+    factor = 2 * max(problem.n_tasks + 1, problem.n_processors + 1)
+    return min(2.0**53, 2.0**62 / factor)
 
 
 class _Progress(cp_model.CpSolverSolutionCallback):
@@ -499,7 +221,9 @@ def _check_options(
     time_limit: Any, workers: Any, relative_gap: Any, horizon: Any, comm: Any, relocate: Any
 ) -> None:
     if time_limit is not None and (
-        isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or time_limit < 0
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not time_limit >= 0  # also refuses nan
     ):
         raise MethodError(f"time_limit: expected a non-negative number, got {time_limit!r}")
     if workers is not None and (
@@ -522,111 +246,163 @@ def _check_options(
         raise MethodError(f"comm: expected one of {', '.join(COMM_ENCODINGS)}, got {comm!r}")
 
 
-def _longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Heads (longest path before a task) and tails (longest path after it) with ``dur``."""
-    head = np.zeros(problem.n_tasks)
-    tail = np.zeros(problem.n_tasks)
-    order = problem.topological_order.tolist()
-    for j in order:
-        preds = problem.predecessors(j)
-        if len(preds):
-            head[j] = (head[preds] + dur[preds]).max()
-    for i in reversed(order):
-        succs = problem.successors(i)
-        if len(succs):
-            tail[i] = (tail[succs] + dur[succs]).max()
-    return head, tail
+def _log_to_stderr(line: str) -> None:
+    """CP-SAT log lines go to standard error, so standard output stays for results."""
+    print(line, file=sys.stderr, flush=True)
 
 
-def _sequence_bound(items: list[tuple[float, float, float]], single: bool, tail: bool) -> float:
-    """Least of ``max(remote, local)`` over which neighbours share the location.
+def solve_model(
+    mv: ModelVars,
+    *,
+    seconds: float | None,
+    workers: int,
+    seed: int | None,
+    log: bool,
+    relative_gap: float,
+    lb_search: bool,
+    parameters: Mapping[str, Any] | None,
+    progress: cp_model.CpSolverSolutionCallback | None = None,
+) -> tuple[cp_model.CpSolver, int]:
+    """Stage *solve*: CP-SAT with the parameters of the options; the solver and its status.
 
-    ``items`` are ``(remote, r, c)`` per neighbour: ``remote`` is the bound it
-    gives when on another location, ``r`` a release (heads) or a tail (tails)
-    and ``c`` its duration on this location (``inf``: not allowed there).
-    Neighbours on the location run one after the other when ``single``; the
-    best sequence is by release (heads) or by decreasing tail (tails, Jackson's
-    rule). Only the neighbours with the largest remote bounds are worth keeping
-    local, so scanning the remote bounds in decreasing order is exact.
+    ``num_workers`` and ``random_seed`` from the arguments; presolve probing
+    off above 600 presence literals; with 2 or more workers and ``lb_search``
+    the full-problem worker is ``objective_lb_search``; ``parameters`` are
+    applied last (lists extend repeated fields). The log, when asked for, goes
+    to standard error.
+
+    Raises
+    ------
+    MethodError
+        For an unknown CP-SAT parameter or a bad value.
+    RuntimeError
+        If CP-SAT rejects the model (a bug in the stages).
+
+    Examples
+    --------
+    >>> from models._cpsat_bounds import compute_bounds
+    >>> from models._cpsat_build import add_resources
+    >>> p = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 4)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=20)
+    >>> sb = compute_bounds(p, mv.cost, mv.delay, mv.capacity, horizon=20, foundation=4.0,
+    ...                     resolution=1, bounds=True, placement=True)
+    >>> add_variables(mv, sb.head, sb.tail, sb.min_dur)
+    >>> add_resources(mv, pooling=True)
+    >>> add_precedence_and_communication(mv, p, comm="levels")
+    >>> add_bounds_and_cuts(mv, p, sb, load=True, path_cuts=False)
+    >>> solver, code = solve_model(mv, seconds=10, workers=1, seed=0, log=False,
+    ...                            relative_gap=0, lb_search=False, parameters=None)
+    >>> solver.status_name(code), solver.objective_value   # both on p0: 2 + 3
+    ('OPTIMAL', 5.0)
     """
-    items = sorted(items, key=lambda it: -it[0])
-    best = math.inf
-    local: list[tuple[float, float]] = []
-    for k in range(len(items) + 1):
-        remote = items[k][0] if k < len(items) else 0.0
-        value = 0.0
-        if local and not single:
-            value = max(r + c for r, c in local)
-        elif local and not tail:
-            for r, c in sorted(local):
-                value = max(value, r) + c
-        elif local:
-            t = 0.0
-            for q, c in sorted(local, key=lambda z: -z[0]):
-                t += c
-                value = max(value, t + q)
-        best = min(best, max(remote, value))
-        if k == len(items) or not math.isfinite(items[k][2]):
-            break  # this neighbour cannot share the location
-        local.append((items[k][1], items[k][2]))
-    return best
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = workers
+    params.random_seed = 0 if seed is None else int(seed)
+    params.log_search_progress = bool(log)
+    params.log_to_stdout = False
+    if log:
+        solver.log_callback = _log_to_stderr
+    if relative_gap:
+        params.relative_gap_limit = float(relative_gap)
+    if mv.n_literals > _PROBING_LITERALS:
+        params.cp_model_probing_level = 0
+    if lb_search and workers >= 2:
+        params.extra_subsolvers.append("objective_lb_search")
+    for key, value in (parameters or {}).items():
+        try:
+            if isinstance(value, list | tuple):
+                getattr(params, key).extend(value)
+            else:
+                setattr(params, key, value)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise MethodError(f"parameters: bad CP-SAT parameter {key!r}: {exc}") from None
+    if seconds is not None:
+        params.max_time_in_seconds = max(0.01, float(seconds))
+    code = solver.solve(mv.model, progress)
+    if code == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"cpsat: CP-SAT rejected the model: {mv.model.validate()}")
+    return solver, code
 
 
-def _placement_heads_tails(
-    problem: Problem, cost: np.ndarray, delay: np.ndarray, cap: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Heads and tails per placement that account for communication and fan-in/out.
+def extract_schedule(problem: Problem, mv: ModelVars, solver: cp_model.CpSolver) -> Schedule:
+    """Stage *extraction*: the solver's solution as a valid schedule on the original data.
 
-    ``head[j, m]`` is a lower bound on the start of ``j`` if it runs on location
-    ``m``: each predecessor ``i`` either runs elsewhere (its data arrive at the
-    earliest ``head[i, k] + cost[i, k] + delay(k, m)`` over ``k != m``) or on
-    ``m`` too, where such predecessors run one after the other (from their own
-    heads on ``m``). ``tail[i, l]`` is a lower bound on the time from the start
-    of ``i`` on ``l`` to the makespan, symmetrically over successors. Both hold
-    for every schedule, so ``start_i >= sum_l head[i, l] x_il`` and
-    ``makespan >= start_i + sum_l tail[i, l] x_il`` are valid cuts; unlike the
-    critical path with least costs they see that a multi-hop network makes
-    fan-in and fan-out pay either communication or serialisation.
+    Locations from the presence literals, cores of pooled locations by
+    interval colouring, then the earliest starts on the original data for
+    that assignment and the solver's sequencing (never later than the scaled
+    solution divided by the resolution).
 
-    ``cost`` is ``(n, L)`` with ``inf`` outside the affinity, ``delay`` is
-    ``(n_arcs, L, L)`` with a zero diagonal and ``cap`` the capacity of every
-    location (pooled locations only get the weaker ``max(r + c)``).
+    Raises
+    ------
+    RuntimeError
+        If the re-timed schedule is invalid (a bug in the stages).
+
+    Examples
+    --------
+    >>> from models._cpsat_bounds import compute_bounds
+    >>> from models._cpsat_build import add_resources
+    >>> p = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 4)])
+    >>> mv = new_model(p, scale_data(p), processor_locations(p), horizon=20)
+    >>> sb = compute_bounds(p, mv.cost, mv.delay, mv.capacity, horizon=20, foundation=4.0,
+    ...                     resolution=1, bounds=True, placement=True)
+    >>> add_variables(mv, sb.head, sb.tail, sb.min_dur)
+    >>> add_resources(mv, pooling=True)
+    >>> add_precedence_and_communication(mv, p, comm="levels")
+    >>> add_bounds_and_cuts(mv, p, sb, load=True, path_cuts=False)
+    >>> solver, code = solve_model(mv, seconds=10, workers=1, seed=0, log=False,
+    ...                            relative_gap=0, lb_search=False, parameters=None)
+    >>> extract_schedule(p, mv, solver).makespan
+    5
     """
-    n, n_locs = cost.shape
-    allowed = np.isfinite(cost)
-    head = np.zeros((n, n_locs))
-    tail = np.zeros((n, n_locs))
-    off = ~np.eye(n_locs, dtype=bool)
-    order = problem.topological_order.tolist()
-    for j in order:
-        arcs = problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist()
-        if not arcs:
-            continue
-        src = problem.arc_src[arcs]
-        # arrive[t, m]: earliest arrival on m of arc t's data from another location
-        fin = head[src] + cost[src]  # inf outside the affinity
-        arrive = np.where(off[None], fin[:, :, None] + delay[arcs], np.inf).min(axis=1)
-        for m in np.flatnonzero(allowed[j]).tolist():
-            items = [(arrive[t, m], head[src[t], m], cost[src[t], m]) for t in range(len(arcs))]
-            head[j, m] = _sequence_bound(items, cap[m] == 1, tail=False)
-    for i in reversed(order):
-        arcs = problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist()
-        if not arcs:
-            tail[i] = np.where(allowed[i], cost[i], 0.0)
-            continue
-        dst = problem.arc_dst[arcs]
-        # leave[t, l]: least time from the end of i on l to the makespan via arc t elsewhere
-        rest = np.where(allowed[dst], tail[dst], np.inf)  # (k, L)
-        leave = np.where(off[None], delay[arcs] + rest[:, None, :], np.inf).min(axis=2)
-        for k in np.flatnonzero(allowed[i]).tolist():
-            items = [
-                (leave[t, k], tail[dst[t], k] - cost[dst[t], k], cost[dst[t], k])
-                if allowed[dst[t], k]
-                else (leave[t, k], 0.0, math.inf)
-                for t in range(len(arcs))
-            ]
-            tail[i, k] = cost[i, k] + _sequence_bound(items, cap[k] == 1, tail=True)
-    return head, tail
+    n = problem.n_tasks
+    loc_of = np.array(
+        [
+            next(k for k, lit in mv.x[i].items() if lit is True or solver.boolean_value(lit))
+            for i in range(n)
+        ],
+        dtype=np.int64,
+    )
+    start_s = np.array([solver.value(mv.start[i]) for i in range(n)], dtype=float)
+    proc = colour_cores(loc_of, start_s, mv.cost, mv.loc)
+    start = retime(problem, proc, start_s, problem.cost, delay_matrix(problem))
+    schedule = Schedule.from_arrays(problem, proc, start)
+    violations = validate(problem, schedule)
+    if violations:
+        raise RuntimeError(f"cpsat: re-timed schedule is invalid: {violations[0]}")
+    return schedule
+
+
+def final_status(
+    problem: Problem, makespan: float, bound: float, data: ScaledData
+) -> tuple[Status, float]:
+    """Status and proven bound of a schedule of length ``makespan``; ``bound`` is valid.
+
+    The bound is rounded up where the optimum is known to lie on a grid
+    (integer data: an integer; exactly scaled data: a multiple of
+    ``1 / resolution``). ``OPTIMAL`` needs ``makespan <= bound``: up to
+    floating-point noise (a relative ``1e-9``) when the data were scaled
+    exactly, strictly otherwise, so a proof on rounded data never passes for
+    one on the original numbers.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1.5]])
+    >>> final_status(p, 1.5, 1.4999999999, scale_data(p))
+    (<Status.OPTIMAL: 'optimal'>, 1.5)
+    >>> inexact = ScaledData(1.0, False, p.cost, np.zeros((0, 1, 1)), 1)
+    >>> final_status(p, 1.5, 1.4999999999, inexact)
+    (<Status.FEASIBLE: 'feasible'>, 1.4999999999)
+    """
+    if problem.is_integral:
+        bound = math.ceil(bound - max(1e-6, 8 * math.ulp(bound)))
+    elif data.exact:
+        bound = float(ceil_tol(np.array([bound * data.resolution]))[0][0]) / data.resolution
+    bound = min(bound, makespan)
+    tol = _TOL * max(1.0, abs(makespan)) if data.exact else 0.0
+    if makespan <= bound + tol:
+        return Status.OPTIMAL, makespan
+    return Status.FEASIBLE, bound
 
 
 @register(
@@ -651,6 +427,7 @@ def cpsat(
     hint: bool = True,
     horizon: Literal["heuristic", "sum"] = "heuristic",
     bounds: bool = True,
+    placement: bool = True,
     load: bool = True,
     symmetry: bool = True,
     pooling: bool = True,
@@ -667,8 +444,10 @@ def cpsat(
     ----------
     problem : Problem
     time_limit : float, optional
-        Wall-clock seconds for the whole call (model building included); None:
-        no limit.
+        Wall-clock seconds for the whole call: warm start, bounds, model
+        building and solving. When the model cannot be built in time the best
+        heuristic schedule is returned as ``FEASIBLE`` with the foundation
+        bound (``stats["stopped"]`` names the stage). None: no limit.
     workers : int, optional
         CP-SAT search workers; None: the number of CPU cores, at most 8. Use 1
         for reproducible runs.
@@ -678,7 +457,7 @@ def cpsat(
         Stop once ``(makespan - bound) / makespan`` is at most this (0: prove
         optimality). A run stopped by the gap reports ``FEASIBLE``.
     log : bool
-        Print the CP-SAT search log.
+        Print the CP-SAT search log, on standard error.
     callback : callable, optional
         ``callback(makespan, bound, seconds)`` on the warm start and on each
         improving solution, in original units (the makespan is the one of the
@@ -692,10 +471,15 @@ def cpsat(
         sum of every largest cost and delay (the straightforward choice).
     bounds : bool
         Add ``makespan >= exactsched.bounds.lower_bound`` (with the class-load
-        LP), heads and tails of every task, ``makespan >= end + tail``, and the
-        placement heads/tails of :func:`_placement_heads_tails` as cuts
+        LP), heads and tails of every task, ``makespan >= end + tail``, and
+        (option ``placement``) the placement heads/tails of
+        :func:`models._cpsat_bounds.placement_heads_tails` as cuts
         ``start_i >= sum_l head_il x_il``, ``makespan >= start_i + sum_l
         tail_il x_il`` and the root bound ``max_i min_l (head_il + tail_il)``.
+    placement : bool
+        With ``bounds``: the placement heads and tails (communication and
+        fan-in/out aware) as cuts, start domains and root bound; False keeps
+        only the foundation bound and the least-cost heads and tails.
     load : bool
         Add per-location load cuts ``capacity * makespan >= sum of costs placed there``.
     symmetry : bool
@@ -709,8 +493,9 @@ def cpsat(
         Communication encoding (see Notes).
     path_cuts : bool or "auto"
         Load cuts along the ancestors and descendants of every task (see
-        :func:`_add_path_cuts`); "auto": on when there are at most 4 locations
-        (CPU-GPU nodes), where they pay.
+        :func:`models._cpsat_bounds.add_path_cuts`); "auto": on when there
+        are at most 4 locations (CPU-GPU nodes), where they pay, and at most
+        400 tasks (their size grows with the square of the tasks).
     lb_search : bool
         With 2 or more workers, make the full-problem worker CP-SAT's
         ``objective_lb_search`` (it raises the bound step by step) instead of
@@ -743,7 +528,9 @@ def cpsat(
     Raises
     ------
     MethodError
-        For an invalid option value.
+        For an invalid option value, data whose sum of costs and delays
+        overflows floating point, or more than 50 million (arc, processor,
+        processor) delays.
 
     Examples
     --------
@@ -766,416 +553,89 @@ def cpsat(
     * ``"pairs"``: one enforced constraint per pair of locations with a
       positive delay (the straightforward encoding, ``P**2`` per arc).
 
-    Status ``INFEASIBLE`` needs a proof from CP-SAT and no heuristic schedule;
-    since any topological order serialised is valid, instances of the format
-    are never infeasible in practice.
+    Any topological order, serialised, is a valid schedule, so a schedule is
+    always returned (the serial one at worst) and the status is ``OPTIMAL``
+    or ``FEASIBLE``; a CP-SAT claim of infeasibility would contradict that
+    schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
-    started = time.perf_counter()
+    clock = Clock(time_limit)
     if workers is None:
         workers = max(1, min(8, os.cpu_count() or 1))
+    seed_value = 0 if seed is None else int(seed)
     n = problem.n_tasks
-    data = scale_data(problem, resolution)
+    stages: dict[str, float] = {}
+    mark = [time.perf_counter()]
+
+    def lap(stage: str) -> None:
+        now = time.perf_counter()
+        stages[stage] = round(stages.get(stage, 0.0) + now - mark[0], 4)
+        mark[0] = now
+
+    # ---- locations and data
+    entries = len(problem.arc_src) * problem.n_processors**2
+    if entries > _MAX_DELAY_ENTRIES:  # the (arcs, P, P) delays would not fit in memory
+        raise MethodError(
+            f"cpsat: {len(problem.arc_src)} arcs on {problem.n_processors} processors need "
+            f"{entries:.3g} communication delays, more than {_MAX_DELAY_ENTRIES:.3g}; "
+            "use a heuristic"
+        )
+    data = scale_data(problem, resolution, limit=scaled_limit(problem))
     res = data.resolution
     loc = processor_locations(problem, pooling=pooling)
-    n_locs = len(loc.members)
-    rep = np.array([m[0] for m in loc.members], dtype=np.int64)
-    cap = [len(m) if len(m) > 1 else 1 for m in loc.members]
+    lap("locations")
     # Cheap bounds for the first progress lines; the full one (an LP) comes next.
     lb_quick = max(critical_path_bound(problem), load_bound(problem))
 
     # ---- warm start: best valid heuristic schedule, re-timed on the scaled data
     need_heuristic = hint or horizon == "heuristic"
-    hint_name, hint_schedule, hint_errors = None, None, {}
-    hint_loc = hint_start = None
-    hint_makespan_s = None
-    hint_seconds = None
     if need_heuristic:
-        first_seen: list[float] = []
 
         def report(schedule: Schedule) -> None:
-            seconds = time.perf_counter() - started
-            first_seen.append(seconds)
             if callback is not None:
-                callback(float(schedule.makespan), lb_quick, seconds)
+                callback(float(schedule.makespan), lb_quick, clock.elapsed())
 
         if relocate == "auto":  # pays between processor types; noise or worse on 8-16 processors
             few = len(loc.members) <= _PATH_CUT_LOCATIONS
             moves = min(_RELOCATE_MAX, _RELOCATE_PER_TASK * n) if few else 0
         else:
             moves = relocate
-        budget = 2.0 if time_limit is None else 0.1 * float(time_limit)
-        candidates, hint_errors = _hint_candidates(
+        warm = find_warm_start(
             problem,
-            hint_heuristics,
-            report,
+            loc,
+            data,
+            names=hint_heuristics,
             relocate=moves,
-            relocate_seconds=budget,
+            relocate_seconds=2.0 if time_limit is None else 0.1 * float(time_limit),
+            symmetry=symmetry,
             target=lb_quick,
-            seed=0 if seed is None else int(seed),
+            seed=seed_value,
+            clock=clock,
+            report=report,
+            relocate_loc=loc if pooling else None,
         )
-        hint_name, hint_schedule = min(candidates, key=lambda c: (c[1].makespan, c[0]))
-        proc, start, _ = hint_schedule.arrays(problem)
-        if symmetry:
-            proc = _relabel(proc, loc)
-        hint_start = retime(problem, proc, start, data.cost, data.delay)
-        hint_loc = loc.of_processor[proc]
-        hint_end = hint_start + data.cost[np.arange(n), proc]
-        hint_makespan_s = int(hint_end.max())
-        hint_seconds = first_seen[0]  # time to the first valid schedule
+    else:  # the straightforward model: only the fallback answer, O(n + e)
+        warm = WarmStart("serial", Schedule.from_arrays(problem, *serial_schedule(problem)))
+        warm.first_seconds = clock.elapsed()
+    lap("warm start")
+    foundation, complete = _foundation(problem, clock)
+    lap("foundation bound")
 
-    lb_orig = float(foundation_lower_bound(problem))
-    cost_l = data.cost[:, rep]  # (n, L) scaled cost per location, inf outside affinity
-    allowed_l = np.isfinite(cost_l)
-    delay_l = data.delay[:, rep][:, :, rep]  # (n_arcs, L, L)
-    if n_arcs := len(problem.arc_src):
-        diag = np.arange(n_locs)
-        delay_l[:, diag, diag] = 0  # inside a pooled location communication is free
-    min_dur = np.where(allowed_l, cost_l, np.inf).min(axis=1)
-    if horizon == "heuristic":
-        big = hint_makespan_s
-    else:
-        max_dur = np.where(allowed_l, cost_l, 0).max(axis=1)
-        big = int(max_dur.sum() + (delay_l.max(axis=(1, 2)).sum() if n_arcs else 0))
-    lb_s = int(_ceil_tol(np.array([lb_orig * res]))[0][0]) if bounds else 0
-    lb_s = min(lb_s, big)
-    head, tail = _longest_paths(problem, min_dur)
-    head_l = tail_l = None
-    if bounds:
-        # Placement heads/tails see communication and fan-in/out (multi-hop networks).
-        head_l, tail_l = _placement_heads_tails(problem, cost_l, delay_l, cap)
-        span = np.where(allowed_l, head_l + tail_l, np.inf).min(axis=1)
-        lb_s = min(max(lb_s, int(math.ceil(span.max() - 1e-9))), big)
-        head = np.maximum(head, np.where(allowed_l, head_l, np.inf).min(axis=1))
-        tail = np.maximum(tail, np.where(allowed_l, tail_l - cost_l, np.inf).min(axis=1))
-
-    # ---- variables
-    model = cp_model.CpModel()
-    start_v, end_v, end_is_var = [], [], []
-    x: list[dict[int, Any]] = []  # x[i][l]: presence literal, True when i has one location
-    for i in range(n):
-        lo, hi = (int(head[i]), int(big - tail[i] - min_dur[i])) if bounds else (0, big)
-        s = model.new_int_var(lo, max(lo, hi), f"s{i}")
-        locs = np.flatnonzero(allowed_l[i]).tolist()
-        costs = sorted({int(cost_l[i, k]) for k in locs})
-        if len(locs) == 1:
-            x.append({locs[0]: True})
-        else:
-            lits = {k: model.new_bool_var(f"x{i}_{k}") for k in locs}
-            model.add_exactly_one(lits.values())
-            x.append(lits)
-        if len(costs) == 1:
-            e = s + costs[0]
-        else:
-            e = model.new_int_var(lo + costs[0], big, f"e{i}")
-            model.add(e == s + sum(int(cost_l[i, k]) * lit for k, lit in x[i].items()))
-        start_v.append(s)
-        end_v.append(e)
-        end_is_var.append(len(costs) > 1)
-
-    # ---- resources
-    per_loc: list[list[Any]] = [[] for _ in range(n_locs)]
-    for i in range(n):
-        for k, lit in x[i].items():
-            c = int(cost_l[i, k])
-            if c == 0:
-                continue  # a zero-length task occupies nothing
-            if lit is True:
-                per_loc[k].append(model.new_fixed_size_interval_var(start_v[i], c, f"I{i}_{k}"))
-            else:
-                per_loc[k].append(
-                    model.new_optional_fixed_size_interval_var(start_v[i], c, lit, f"I{i}_{k}")
-                )
-    for k in range(n_locs):
-        if not per_loc[k]:
-            continue
-        if cap[k] == 1:
-            model.add_no_overlap(per_loc[k])
-        else:
-            model.add_cumulative(per_loc[k], [1] * len(per_loc[k]), cap[k])
-    class_lits: dict[tuple[int, int], Any] = {}
-    if pooling:
-        for g, group in enumerate(loc.symmetric):
-            intervals = []
-            for i in range(n):
-                lits = [x[i][k] for k in group if k in x[i]]
-                if not lits:
-                    continue
-                c = int(cost_l[i, group[0]])
-                if len(lits) == len(x[i]):
-                    z: Any = True
-                    if c > 0:
-                        intervals.append(model.new_fixed_size_interval_var(start_v[i], c, ""))
-                else:
-                    z = model.new_bool_var(f"z{i}_{g}")
-                    model.add(z == sum(lits))
-                    if c > 0:
-                        intervals.append(
-                            model.new_optional_fixed_size_interval_var(start_v[i], c, z, "")
-                        )
-                class_lits[i, g] = z
-            if intervals:
-                model.add_cumulative(intervals, [1] * len(intervals), len(group))
-
-    # ---- precedence and communication
-    aux_hints: list[tuple[Any, int]] = []
-    for a in range(n_arcs):
-        i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
-        model.add(start_v[j] >= end_v[i])
-        li, lj = list(x[i]), list(x[j])
-        d = delay_l[a]
-        sub = d[np.ix_(li, lj)]
-        if not np.any(sub > 0):
-            continue
-        if comm == "pairs":
-            for k in li:
-                for m in lj:
-                    if d[k, m] > 0:
-                        enf = [lit for lit in (x[i][k], x[j][m]) if lit is not True]
-                        model.add(start_v[j] >= end_v[i] + int(d[k, m])).only_enforce_if(enf)
-        elif comm == "dest":
-            for m in lj:
-                if not np.any(d[li, m] > 0):
-                    continue
-                expr = sum(int(d[k, m]) * (1 if x[i][k] is True else x[i][k]) for k in li)
-                ct = model.add(start_v[j] >= end_v[i] + expr)
-                if x[j][m] is not True:
-                    ct.only_enforce_if(x[j][m])
-        else:
-            values = sorted({int(v) for v in sub.ravel() if v > 0})
-            previous = None
-            paid = 0  # delay every placement pays
-            levels: list[tuple[int, Any]] = []  # (v, f_v)
-            steps: list[Any] = []  # (v - previous v) * f_v
-            last_v = 0
-            for v in values:
-                if np.all(sub >= v):  # every placement pays at least v
-                    paid, last_v = v, v
-                    continue
-                f = model.new_bool_var(f"f{a}_{v}")
-                steps.append((v - last_v) * f)
-                levels.append((v, f))
-                last_v = v
-                if previous is not None:
-                    model.add_implication(f, previous)
-                previous = f
-                # Locations of j sharing the set of "near" locations of i share one
-                # aggregated constraint f >= sum x_jm - sum x_il (e.g. a fat-tree
-                # subtree), which is stronger in the LP than one clause per m.
-                groups: dict[tuple[int, ...], list[int]] = {}
-                for m in lj:
-                    below = tuple(k for k in li if d[k, m] < v)
-                    if len(below) < len(li):
-                        groups.setdefault(below, []).append(m)
-                for below, near in groups.items():
-                    if len(near) == 1:
-                        clause = [f] + [x[i][k] for k in below]
-                        if x[j][near[0]] is not True:
-                            clause.append(~x[j][near[0]])
-                        model.add_bool_or(clause)
-                    else:
-                        model.add(f + sum(x[i][k] for k in below) >= sum(x[j][m] for m in near))
-                if hint_loc is not None:
-                    aux_hints.append((f, int(d[hint_loc[i], hint_loc[j]] >= v)))
-            if paid:
-                model.add(start_v[j] >= end_v[i] + paid)
-            for v, f in levels:
-                model.add(start_v[j] >= end_v[i] + v).only_enforce_if(f)
-            if levels:
-                # The same delays as one linear row, start_j >= end_i + paid +
-                # sum (v_t - v_{t-1}) f_t: tight in the LP, where the enforced
-                # rows are big-M. Both kept: on the fat-trees the enforced rows
-                # alone gave the better bounds, the row alone better schedules.
-                model.add(start_v[j] >= end_v[i] + paid + sum(steps))
-
-    # ---- isolation: a before b, or b before a, or one of them has zero length
-    for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
-        zero_a = [lit for k, lit in x[a].items() if cost_l[a, k] == 0]
-        zero_b = [lit for k, lit in x[b].items() if cost_l[b, k] == 0]
-        if any(lit is True for lit in zero_a + zero_b):
-            continue
-        before = model.new_bool_var(f"o{a}_{b}")
-        model.add(end_v[a] <= start_v[b]).only_enforce_if(before)
-        if not zero_a and not zero_b:
-            model.add(end_v[b] <= start_v[a]).only_enforce_if(~before)
-        else:
-            after = model.new_bool_var(f"o{b}_{a}")
-            model.add(end_v[b] <= start_v[a]).only_enforce_if(after)
-            model.add_bool_or([before, after, *zero_a, *zero_b])
-            if hint_loc is not None:
-                aux_hints.append((after, int(hint_end[b] <= hint_start[a])))
-        if hint_loc is not None:
-            aux_hints.append((before, int(hint_end[a] <= hint_start[b])))
-
-    # ---- symmetry breaking: value precedence over interchangeable processors
-    if symmetry:
-        for group in loc.symmetric:
-            tasks = [i for i in range(n) if group[0] in x[i]]
-            used_prev = None
-            for pos, k in enumerate(group):
-                used = []
-                for t, i in enumerate(tasks):
-                    lit = x[i][k]
-                    if pos > 0:
-                        if t == 0:
-                            model.add(lit == 0)
-                        else:
-                            model.add_implication(lit, used_prev[t - 1])
-                    if pos < len(group) - 1:
-                        u = model.new_bool_var(f"u{k}_{i}")
-                        model.add_bool_or([~u, lit] + ([used[-1]] if used else []))
-                        if used:
-                            model.add_implication(used[-1], u)
-                        used.append(u)
-                        if hint_loc is not None:
-                            hinted = any(hint_loc[tt] == k for tt in tasks[: t + 1])
-                            aux_hints.append((u, int(hinted)))
-                used_prev = used
-
-    # ---- objective and bounds
-    makespan = model.new_int_var(lb_s, big, "makespan")
-    if head_l is not None:
-        for i in range(n):
-            if len(x[i]) < 2:
-                continue
-            if any(head_l[i, k] > head[i] for k in x[i]):
-                model.add(start_v[i] >= sum(int(head_l[i, k]) * lit for k, lit in x[i].items()))
-            model.add(
-                makespan >= start_v[i] + sum(int(tail_l[i, k]) * lit for k, lit in x[i].items())
-            )
-    for i in range(n):
-        if bounds and tail[i] > 0:
-            model.add(makespan >= end_v[i] + int(tail[i]))
-        elif len(problem.successors(i)) == 0 or not bounds:
-            model.add(makespan >= end_v[i])
-    if load:
-        terms: list[list[Any]] = [[] for _ in range(n_locs)]
-        for i in range(n):
-            for k, lit in x[i].items():
-                if cost_l[i, k] > 0:
-                    terms[k].append(int(cost_l[i, k]) * (1 if lit is True else lit))
-        for k in range(n_locs):
-            if terms[k]:
-                model.add(cap[k] * makespan >= sum(terms[k]))
-    if path_cuts == "auto":
-        path_cuts = n_locs <= _PATH_CUT_LOCATIONS
-    if path_cuts:
-        _add_path_cuts(model, problem, x, cost_l, cap, start_v, end_v, makespan)
-    model.minimize(makespan)
-
-    # ---- hint
-    if hint and hint_loc is not None:
-        for i in range(n):
-            model.add_hint(start_v[i], int(hint_start[i]))
-            if end_is_var[i]:
-                model.add_hint(end_v[i], int(hint_start[i] + cost_l[i, hint_loc[i]]))
-            for k, lit in x[i].items():
-                if lit is not True:
-                    model.add_hint(lit, int(hint_loc[i] == k))
-            for g, _group in enumerate(loc.symmetric):
-                z = class_lits.get((i, g))
-                if z is not None and z is not True:
-                    model.add_hint(z, int(hint_loc[i] in loc.symmetric[g]))
-        for var, value in aux_hints:
-            model.add_hint(var, value)
-        model.add_hint(makespan, hint_makespan_s)
-
-    # ---- solve
-    solver = cp_model.CpSolver()
-    params = solver.parameters
-    params.num_workers = workers
-    params.random_seed = 0 if seed is None else int(seed)
-    params.log_search_progress = bool(log)
-    if relative_gap:
-        params.relative_gap_limit = float(relative_gap)
-    if sum(len(lits) for lits in x) > _PROBING_LITERALS:
-        params.cp_model_probing_level = 0
-    if lb_search and workers >= 2:
-        params.extra_subsolvers.append("objective_lb_search")
-    for key, value in (parameters or {}).items():
-        try:
-            if isinstance(value, list | tuple):
-                getattr(params, key).extend(value)
-            else:
-                setattr(params, key, value)
-        except (AttributeError, TypeError, ValueError) as exc:
-            raise MethodError(f"parameters: bad CP-SAT parameter {key!r}: {exc}") from None
-    build_seconds = time.perf_counter() - started
-    if time_limit is not None:
-        params.max_time_in_seconds = max(0.01, float(time_limit) - build_seconds)
-    progress = _Progress(callback, res, data.slack, lb_orig, started)
-    code = solver.solve(model, progress)
-    status_name = solver.status_name(code)
-    if code == cp_model.MODEL_INVALID:
-        raise RuntimeError(f"cpsat: CP-SAT rejected the model: {model.validate()}")
-
-    # ---- extract, re-time on the original data, validate
-    schedule, makespan_value = None, None
-    bound = lb_orig
-    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        loc_of = np.array(
-            [
-                next(k for k, lit in x[i].items() if lit is True or solver.boolean_value(lit))
-                for i in range(n)
-            ],
-            dtype=np.int64,
-        )
-        start_s = np.array([solver.value(start_v[i]) for i in range(n)], dtype=float)
-        proc = _colour(loc_of, start_s, cost_l, loc)
-        start = retime(problem, proc, start_s, problem.cost, delay_matrix(problem))
-        schedule = Schedule.from_arrays(problem, proc, start)
-        violations = validate(problem, schedule)
-        if violations:
-            raise RuntimeError(f"cpsat: re-timed schedule is invalid: {violations[0]}")
-    if code != cp_model.INFEASIBLE:
-        bound = max(bound, (solver.best_objective_bound - data.slack) / res)
-    if hint_schedule is not None and (
-        schedule is None or hint_schedule.makespan < schedule.makespan
-    ):
-        schedule = hint_schedule
-    if schedule is not None:
-        makespan_value = schedule.makespan
-        if data.exact:
-            bound = float(_ceil_tol(np.array([bound * res]))[0][0]) / res
-            if problem.is_integral:
-                bound = math.ceil(bound - 1e-6)
-        bound = min(bound, makespan_value)
-        tol = _TOL * max(1.0, abs(makespan_value))
-        status = Status.OPTIMAL if makespan_value <= bound + tol else Status.FEASIBLE
-        if status is Status.OPTIMAL:
-            bound = makespan_value
-    elif code == cp_model.INFEASIBLE:
-        status, bound = Status.INFEASIBLE, None
-    else:
-        status = Status.UNKNOWN
-    seconds = time.perf_counter() - started
-    stats = {
-        "solver_status": status_name,
-        "resolution": res,
-        "exact_scaling": data.exact,
-        "objective_scaled": solver.objective_value if schedule is not None else None,
-        "bound_scaled": solver.best_objective_bound,
-        "branches": solver.num_branches,
-        "conflicts": solver.num_conflicts,
-        "solver_seconds": solver.wall_time,
-        "build_seconds": round(build_seconds, 4),
-        "hint_seconds": None if hint_seconds is None else round(hint_seconds, 4),
-        "first_solution_seconds": progress.first_seconds,
-        "variables": len(model.proto.variables),
-        "constraints": len(model.proto.constraints),
-        "locations": n_locs,
-        "pooled": [len(m) for m in loc.members if len(m) > 1],
-        "symmetric_groups": [len(g) for g in loc.symmetric],
-        "hint": hint_name,
-        "hint_makespan": None if hint_schedule is None else hint_schedule.makespan,
-        "hint_errors": hint_errors,
-        "trace": progress.trace[-50:],
+    common = {
+        "foundation": foundation if complete else f"{foundation} (class-load LP skipped: time)",
+        "problem": problem,
+        "data": data,
+        "loc": loc,
+        "warm": warm,
+        "clock": clock,
+        "stages": stages,
         "workers": workers,
         "seed": seed,
         "options": {
             "hint": hint,
             "horizon": horizon,
             "bounds": bounds,
+            "placement": placement,
             "load": load,
             "symmetry": symmetry,
             "pooling": pooling,
@@ -1187,90 +647,181 @@ def cpsat(
             "relative_gap": relative_gap,
         },
     }
-    return Result("cpsat", status, schedule, makespan_value, bound, seconds, stats)
+    sb: StaticBounds | None = None
+    try:
+        clock.check("bounds and cuts")
+        # ---- bounds and cuts (first half): horizon, root bound, heads and tails
+        mv = new_model(problem, data, loc)  # costs and delays per location, scaled
+        cost_l, delay_l, cap = mv.cost, mv.delay, mv.capacity
+        if horizon == "heuristic":
+            big = warm.makespan
+        else:
+            big = int(np.where(np.isfinite(cost_l), cost_l, 0).max(axis=1).sum())
+            if len(problem.arc_src):
+                big += int(delay_l.max(axis=(1, 2)).sum())
+        sb = compute_bounds(
+            problem,
+            cost_l,
+            delay_l,
+            cap,
+            horizon=big,
+            foundation=foundation,
+            resolution=res,
+            bounds=bounds,
+            placement=placement,
+            clock=clock,
+        )
+        lap("bounds")
+
+        # ---- the model, stage by stage
+        hinted = hint and warm.loc is not None
+        hint_loc = warm.loc if hinted else None
+        mv.horizon = big
+        add_variables(mv, sb.head, sb.tail, sb.min_dur, clock)
+        lap("variables")
+        add_resources(mv, pooling=pooling, clock=clock)
+        lap("resources")
+        add_precedence_and_communication(mv, problem, comm=comm, hint_loc=hint_loc, clock=clock)
+        add_isolation(
+            mv,
+            problem,
+            hint_start=warm.start if hinted else None,
+            hint_end=warm.end if hinted else None,
+        )
+        lap("precedence and communication")
+        if symmetry:
+            add_symmetry_breaking(mv, hint_loc=hint_loc)
+        if path_cuts == "auto":
+            path_cuts = len(loc.members) <= _PATH_CUT_LOCATIONS and n <= _PATH_CUT_TASKS
+        add_bounds_and_cuts(mv, problem, sb, load=load, path_cuts=bool(path_cuts), clock=clock)
+        lap("bounds and cuts")
+        if hinted:
+            add_hint(mv, warm.loc, warm.start, warm.makespan)
+        lap("hint")
+        # CP-SAT takes time to load and presolve a model whatever its limit (about
+        # a quarter of the building time on 512 processors): not started without it.
+        building = sum(stages.get(k, 0.0) for k in _MODEL_STAGES)
+        if clock.left() < _LOAD_SHARE * building:
+            raise OutOfTime("solve")
+    except OutOfTime as exc:
+        lap(str(exc))
+        return _answer(common, None, foundation, sb, stopped=str(exc))
+
+    # ---- solve
+    progress = _Progress(callback, res, data.slack, foundation, clock.started)
+    solver, code = solve_model(
+        mv,
+        seconds=None if time_limit is None else clock.left(),
+        workers=workers,
+        seed=seed,
+        log=log,
+        relative_gap=relative_gap,
+        lb_search=lb_search,
+        parameters=parameters,
+        progress=progress,
+    )
+    lap("solve")
+    return _answer(common, (mv, solver, code, progress), foundation, sb, stopped=None)
 
 
-def _reach(problem: Problem) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Ancestors and descendants of every task, as sorted index arrays."""
-    n = problem.n_tasks
-    order = problem.topological_order.tolist()
-    anc = [0] * n
-    for j in order:
-        for i in problem.predecessors(j).tolist():
-            anc[j] |= anc[i] | (1 << i)
-    desc = [0] * n
-    for i in reversed(order):
-        for j in problem.successors(i).tolist():
-            desc[i] |= desc[j] | (1 << j)
+def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
+    """:func:`exactsched.bounds.lower_bound`, without its class-load LP when time is short.
 
-    def bits(mask: int) -> np.ndarray:
-        return np.array([k for k in range(n) if mask >> k & 1], dtype=np.int64)
-
-    return [bits(m) for m in anc], [bits(m) for m in desc]
-
-
-def _add_path_cuts(
-    model: cp_model.CpModel,
-    problem: Problem,
-    x: list[dict[int, Any]],
-    cost_l: np.ndarray,
-    cap: list[int],
-    start_v: list[Any],
-    end_v: list[Any],
-    makespan: Any,
-) -> None:
-    """Load of a location along the ancestors and the descendants of each task.
-
-    Every ancestor of ``i`` placed on location ``l`` runs in ``[0, start_i)``
-    and every descendant in ``[end_i, makespan)``, so
-    ``cap_l * start_i >= sum c_jl x_jl`` over ancestors and
-    ``cap_l * (makespan - end_i) >= sum c_jl x_jl`` over descendants. Together
-    they say that ``i`` on a slow processor leaves the bottleneck idle.
+    The LP (about 3e-5 s per task and processor class, 0.95 s on 2000 tasks x
+    16 classes, plus 0.6 s to import scipy the first time) and the optimistic
+    critical path (about 1e-8 s per arc and pair of processors) run only when
+    their estimate fits in the time left but half a second (or a quarter of
+    it); the other bounds are cheap. Returns the bound and whether it is the
+    complete one.
     """
-    anc, desc = _reach(problem)
-    n_locs = cost_l.shape[1]
-    for k in range(n_locs):
-        weight = {}
-        for j in range(problem.n_tasks):
-            lit = x[j].get(k)
-            if lit is not None and cost_l[j, k] > 0:
-                weight[j] = (int(cost_l[j, k]), 1 if lit is True else lit)
-        if not weight:
-            continue
-        for i in range(problem.n_tasks):
-            for group, lhs in (
-                (anc[i], cap[k] * start_v[i]),
-                (desc[i], cap[k] * (makespan - end_v[i])),
-            ):
-                members = [j for j in group.tolist() if j in weight]
-                if len(members) < 2:
-                    continue
-                model.add(lhs >= sum(weight[j][0] * weight[j][1] for j in members))
+    classes = len(processor_classes(problem))
+    lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
+    if classes > 1 and "scipy.optimize" not in sys.modules:
+        lp += 0.6  # the first LP imports scipy.optimize
+    ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2
+    left = clock.left()
+    budget = max(0.25 * left, left - 0.5)  # leave half a second for the rest
+    if lp + ocp <= budget:
+        return float(foundation_lower_bound(problem)), True
+    best = max(critical_path_bound(problem), load_bound(problem), isolation_bound(problem))
+    if ocp <= budget:
+        best = max(best, optimistic_critical_path(problem))
+    elif lp <= budget:
+        best = max(best, class_load_bound(problem))
+    if problem.is_integral:
+        best = math.ceil(best - 1e-6)
+    return float(best), False
 
 
-def _colour(
-    loc_of: np.ndarray, start: np.ndarray, cost_l: np.ndarray, loc: Locations
-) -> np.ndarray:
-    """Processors from locations: pooled tasks get cores by greedy interval colouring.
+def _answer(
+    common: dict[str, Any],
+    solved: tuple[ModelVars, cp_model.CpSolver, int, _Progress] | None,
+    foundation: float,
+    sb: StaticBounds | None,
+    *,
+    stopped: str | None,
+) -> Result:
+    """Stage *extraction*: the better of the solver's and the warm start's schedule.
 
-    Tasks of a pooled location, sorted by start, take the lowest-index core that is
-    free; a cumulative of capacity ``k`` never has more than ``k`` overlapping
-    intervals, so a core is always free (interval graphs are perfect).
+    With its proven bound (foundation, root bound, solver bound, see
+    :func:`final_status`) and the statistics. ``solved`` is None when the
+    time limit ended the building (``stopped`` names the stage).
     """
-    n = len(loc_of)
-    proc = np.array([loc.members[k][0] for k in loc_of.tolist()], dtype=np.int64)
-    for k, members in enumerate(loc.members):
-        if len(members) == 1:
-            continue
-        tasks = np.flatnonzero(loc_of == k)
-        ends = start + cost_l[np.arange(n), loc_of]
-        free = [-math.inf] * len(members)
-        for i in sorted(tasks.tolist(), key=lambda t: (start[t], ends[t], t)):
-            if ends[i] <= start[i]:
-                continue  # zero length: the first core
-            core = next((c for c in range(len(members)) if free[c] <= start[i]), None)
-            if core is None:
-                raise RuntimeError("cpsat: cumulative solution does not colour")
-            free[core] = ends[i]
-            proc[i] = members[core]
-    return proc
+    problem: Problem = common["problem"]
+    data: ScaledData = common["data"]
+    warm: WarmStart = common["warm"]
+    stages: dict[str, float] = common["stages"]
+    res = data.resolution
+    bound = foundation
+    if sb is not None and sb.lower:
+        bound = max(bound, (sb.lower - data.slack) / res)  # the root bound, scaled
+    schedule = warm.schedule
+    solver_stats: dict[str, Any] = {"solver_status": "NOT_RUN"}
+    if solved is not None:
+        mv, solver, code, progress = solved
+        began = time.perf_counter()
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            found = extract_schedule(problem, mv, solver)
+            if found.makespan <= schedule.makespan:
+                schedule = found
+        if code != cp_model.INFEASIBLE:  # that would contradict the warm start: a false proof
+            bound = max(bound, (solver.best_objective_bound - data.slack) / res)
+        stages["extraction"] = round(time.perf_counter() - began, 4)
+        solver_stats = {
+            "solver_status": solver.status_name(code),
+            "objective_scaled": solver.objective_value
+            if code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+            else None,
+            "bound_scaled": solver.best_objective_bound,
+            "branches": solver.num_branches,
+            "conflicts": solver.num_conflicts,
+            "solver_seconds": solver.wall_time,
+            "first_solution_seconds": progress.first_seconds,
+            "variables": len(mv.model.proto.variables),
+            "constraints": len(mv.model.proto.constraints),
+            "trace": progress.trace[-50:],
+        }
+    status, bound = final_status(problem, schedule.makespan, bound, data)
+    clock: Clock = common["clock"]
+    loc: Locations = common["loc"]
+    after_build = ("solve", "extraction")
+    stats = {
+        **solver_stats,
+        "resolution": res,
+        "exact_scaling": data.exact,
+        "build_seconds": round(sum(v for k, v in stages.items() if k not in after_build), 4),
+        "stage_seconds": dict(stages),
+        "stopped": stopped,
+        "foundation_bound": common["foundation"],
+        "hint_seconds": round(warm.first_seconds, 4),
+        "locations": len(loc.members),
+        "pooled": [len(m) for m in loc.members if len(m) > 1],
+        "symmetric_groups": [len(g) for g in loc.symmetric],
+        "hint": warm.name,
+        "hint_makespan": warm.schedule.makespan,
+        "hint_errors": warm.errors,
+        "workers": common["workers"],
+        "seed": common["seed"],
+        "options": common["options"],
+    }
+    return Result("cpsat", status, schedule, schedule.makespan, bound, clock.elapsed(), stats)

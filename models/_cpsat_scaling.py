@@ -1,0 +1,197 @@
+"""Integer data for the CP-SAT model: scaling, rounding and the numbers CP-SAT can hold.
+
+CP-SAT works on 64-bit integers. :func:`scale_data` multiplies costs and
+delays by a *resolution* and rounds them up, so every schedule of the scaled
+data, divided by the resolution and re-timed, is valid on the original data.
+The scaled optimum exceeds ``resolution * OPT`` by less than the rounding
+along one path (``slack``), so ``(scaled bound - slack) / resolution`` is a
+valid bound on the original optimum, and a scaled proof is a proof on the
+original data only when the scaling was exact.
+
+With ``limit``, the resolution is lowered (by powers of ten, below 1 if need
+be) until the scaled sum of every largest cost and delay -- which bounds every
+time variable and, times the largest capacity, every linear row of the model --
+is at most ``limit``: costs of ``1e17`` are then solved at a coarser grid with
+a valid bound instead of overflowing CP-SAT's ``int64`` domains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+
+__all__ = ["ScaledData", "scale_data", "ceil_tol"]
+
+# Largest scaled value aimed at when data must be rounded.
+_TARGET_SCALE = 1e6
+# Relative distance to an integer below which a scaled value is that integer
+# (decimal data such as 0.7 * 10 = 7.000000000000001).
+_TOL = 1e-9
+
+
+def ceil_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Round up, except values within a relative 1e-9 of an integer; and whether all were.
+
+    The tolerance is relative to the value itself, so a positive value is never
+    rounded to zero (a cost of ``1e-10`` at resolution 10 becomes 1, not 0).
+
+    Examples
+    --------
+    >>> ceil_tol(np.array([7.000000000000001, 2.5]))
+    (array([7., 3.]), False)
+    >>> ceil_tol(np.array([1e-9, 0.0]))[0].tolist()
+    [1.0, 0.0]
+    """
+    values = np.asarray(values, dtype=float)
+    near = np.round(values)
+    close = np.abs(values - near) <= _TOL * np.abs(values)
+    return np.where(close, near, np.ceil(values)), bool(np.all(close))
+
+
+@dataclass
+class ScaledData:
+    """Integer data of the CP-SAT model.
+
+    Attributes
+    ----------
+    resolution : float
+        Time units per original unit.
+    exact : bool
+        Whether every scaled value was an integer (then answers are exact).
+    cost : numpy.ndarray
+        ``(n, P)`` scaled execution times (float array of integers, ``inf`` outside affinity).
+    delay : numpy.ndarray
+        ``(n_arcs, P, P)`` scaled communication delays.
+    slack : int
+        Upper bound on the total rounding along one path of a schedule, in scaled units.
+    """
+
+    resolution: float
+    exact: bool
+    cost: np.ndarray
+    delay: np.ndarray
+    slack: int = 0
+
+    @property
+    def total(self) -> float:
+        """Sum of every task's largest scaled cost and every arc's largest scaled delay."""
+        return _total(self.cost, self.delay)
+
+
+def _total(cost: np.ndarray, delay: np.ndarray) -> float:
+    largest = np.where(np.isfinite(cost), cost, 0.0).max(axis=1).sum() if cost.size else 0.0
+    if delay.size:
+        largest += delay.reshape(len(delay), -1).max(axis=1).sum()
+    return float(largest)
+
+
+def _check_resolution(resolution: object) -> None:
+    if (
+        isinstance(resolution, bool)
+        or not isinstance(resolution, int | float)
+        or not math.isfinite(resolution)
+        or resolution <= 0
+    ):
+        raise MethodError(f"resolution: expected a positive number, got {resolution!r}")
+
+
+def scale_data(
+    problem: Problem, resolution: float | None = None, *, limit: float | None = None
+) -> ScaledData:
+    """Scale and round the data of ``problem`` up to integers.
+
+    Parameters
+    ----------
+    problem : Problem
+    resolution : float, optional
+        Time units per original unit. Default: 1 on integer data; else the
+        smallest power of ten up to ``10**6`` that makes every cost and delay an
+        integer; else the power of ten that maps the largest value to at most
+        ``10**6``.
+    limit : float, optional
+        Largest allowed scaled sum of every task's largest cost and every arc's
+        largest delay (:attr:`ScaledData.total`); the default resolution is
+        lowered by powers of ten until it holds. None: no limit.
+
+    Returns
+    -------
+    ScaledData
+
+    Raises
+    ------
+    MethodError
+        If ``resolution`` is not a positive finite number; if that sum is not
+        a finite number; if an explicit ``resolution`` exceeds ``limit``.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1.5, 2.25]], n_processors=2)
+    >>> s = scale_data(p)
+    >>> s.resolution, s.exact, s.cost.tolist()
+    (100, True, [[150.0, 225.0]])
+    >>> scale_data(p, resolution=2).cost.tolist()   # 4.5 is rounded up
+    [[3.0, 5.0]]
+    >>> big = Problem.from_lists([[3e17], [1e17]], n_processors=1)
+    >>> s = scale_data(big, limit=1e12)
+    >>> s.resolution, s.cost.ravel().tolist(), s.exact
+    (1e-06, [300000000000.0, 100000000000.0], True)
+
+    Notes
+    -----
+    Costs and delays are rounded *up*, so a schedule valid on scaled data,
+    divided by the resolution, is valid on the original data. The scaled
+    optimum may exceed ``resolution * OPT``, but by less than one unit per
+    task and per arc on the longest path of the optimal schedule, i.e. by less
+    than ``slack`` (n, plus n - 1 if delays were rounded); so
+    ``(scaled bound - slack) / resolution`` is a valid bound for the original.
+    """
+    finite = problem.cost[problem.allowed]
+    # Delays per arc and distinct hop value, (n_arcs, U): expanded to (n_arcs, P, P)
+    # once, at the end (the full tensor is the model's largest array).
+    hop_values, hop_code = np.unique(problem.hops, return_inverse=True)
+    delays = problem.arc_unit[:, None] * hop_values[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        unscaled = _total(np.where(problem.allowed, problem.cost, np.inf), delays[:, None, :])
+    if not math.isfinite(unscaled):
+        raise MethodError(
+            "costs: the sum of the task costs and communication delays exceeds the "
+            "floating-point range; rescale the instance"
+        )
+    if resolution is not None:
+        _check_resolution(resolution)
+        if limit is not None and unscaled * resolution > limit:
+            raise MethodError(
+                f"resolution: {resolution!r} makes the scaled total {unscaled * resolution:.3g} "
+                f"exceed what CP-SAT can hold ({limit:.3g})"
+            )
+    else:
+        values = np.concatenate([finite, delays.ravel()])
+        top = float(values.max()) if values.size else 0.0
+        if problem.is_integral:
+            resolution = 1
+        else:
+            for k in range(1, 7):
+                if top * 10**k > 1e12:
+                    break
+                if ceil_tol(values * 10**k)[1]:
+                    resolution = 10**k
+                    break
+            if resolution is None:
+                resolution = 10.0 ** math.floor(math.log10(_TARGET_SCALE / max(top, 1e-300)))
+        if limit is not None and unscaled * resolution > limit:
+            # Numbers CP-SAT cannot hold: a coarser grid (the bound stays valid).
+            resolution = 10.0 ** math.floor(math.log10(limit / unscaled))
+            while unscaled * resolution > limit:  # log10 rounding
+                resolution /= 10.0
+    cost, cost_exact = ceil_tol(np.where(problem.allowed, problem.cost, 0.0) * resolution)
+    cost = np.where(problem.allowed, cost, np.inf)
+    table, delay_exact = ceil_tol(delays * resolution)
+    delay = table[:, hop_code.reshape(problem.hops.shape)]
+    n = problem.n_tasks
+    slack = (0 if cost_exact else n) + (0 if delay_exact else max(0, n - 1))
+    return ScaledData(resolution, cost_exact and delay_exact, cost, delay, slack)
