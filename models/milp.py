@@ -25,8 +25,12 @@ through ``ortools.math_opt``; no licence is needed.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -563,9 +567,10 @@ def _solve_model(
     )
     stats.update(columns=len(var), rows=len(model.rows))
     try:
-        result = mathopt.solve(
-            mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
-        )
+        with _stdout_to_stderr():
+            result = mathopt.solve(
+                mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
+            )
     except Exception as error:  # noqa: BLE001  a solver failure must not lose the schedule
         # math_opt can fail inside its own error translation (seen on times near
         # 1e9: "'StatusNotOk' object has no attribute 'canonical_code'").
@@ -585,6 +590,28 @@ def _solve_model(
     # The scaled optimum is an integer: round the dual bound up, after taking
     # off what the tolerances may have cost.
     return float(math.ceil(dual - _NUMERIC_BUDGET))
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send what the solver libraries print on file descriptor 1 to standard error.
+
+    HiGHS prints some messages even with output off; on standard output they
+    would corrupt ``exactsched solve --json``.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1 (embedded interpreters): nothing to protect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _tolerances(solver: str) -> dict[str, Any]:
