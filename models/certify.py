@@ -177,7 +177,7 @@ def certify(
     >>> p = load_instance("examples/topcuoglu2002.json")
     >>> r = certify(p, solve(p, "cpsat", time_limit=10, workers=1, certify=False))
     >>> r.status.value, r.makespan, r.certified, r.certified_by
-    ('optimal', 73, True, ('milp',))
+    ('optimal', 73, True, ('cpsat-disjunctive',))
     """
     chosen = tuple(WITNESSES if witnesses is None else witnesses)
     for name in chosen:
@@ -185,8 +185,6 @@ def certify(
             raise ValueError(f"witness {name!r}: unknown; known: {', '.join(WITNESSES)}")
     if witnesses is None:
         chosen = tuple(w for w in chosen if result.method not in _SAME_ENGINE.get(w, ()))
-        if result.method == "cpsat":  # another engine first
-            chosen = tuple(sorted(chosen, key=lambda w: w == "cpsat-disjunctive"))
     if result.status is not Status.OPTIMAL or result.schedule is None:
         return result
     started = time.perf_counter()
