@@ -27,7 +27,10 @@ METHODS = {
 
 # Cases another helper of issue 8 is fixing; they pass once that change is merged.
 KNOWN = {
-    ("huge-costs-1e17.json", "cpsat"): "cpsat cannot hold costs >= 1e17 yet (issue 8, trust-cpsat)",
+    (
+        "huge-costs-1e17.json",
+        "cpsat",
+    ): "cpsat cannot hold costs >= 1e17 yet (issue 8, trust-cpsat)",
 }
 # Brute force takes several seconds on the 8-task engine instance.
 SLOW = {("cpsat-engine-8-tasks.json", "bruteforce")}
