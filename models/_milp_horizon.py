@@ -190,6 +190,8 @@ def list_schedule(problem: Problem) -> Schedule:
 
 # Fast deterministic heuristics of colleagues tried for the horizon when registered.
 _HORIZON_HEURISTICS = ("heft", "peft", "hoft", "hbmct", "rts")
+# Above this many tasks list_schedule is only the fallback of horizon_schedule.
+_LIST_MAX_TASKS = 200
 
 
 def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
@@ -216,7 +218,12 @@ def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
     from exactsched.validate import validate
 
     registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
-    best, name = list_schedule(problem), "list"
+    # list_schedule times every candidate from scratch (quadratic in the tasks):
+    # on large instances it only runs when no registered heuristic gave a schedule.
+    best: Schedule | None = None
+    name = "list"
+    if problem.n_tasks <= _LIST_MAX_TASKS:
+        best = list_schedule(problem)
     for method in _HORIZON_HEURISTICS:
         if method not in registered:
             continue
@@ -224,8 +231,10 @@ def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
             other = registered[method].func(problem)
         except Exception:  # a colleague's heuristic failing must not stop the exact model
             continue
-        if not validate(problem, other) and other.makespan < best.makespan:
+        if not validate(problem, other) and (best is None or other.makespan < best.makespan):
             best, name = other, method
+    if best is None:
+        best, name = list_schedule(problem), "list"
     return best, name
 
 
