@@ -23,7 +23,8 @@ integer data and on data that are exact multiples of a power of ten up to
 less one grid step, so a refutation proves ``M`` optimal. On other data the
 rounding can shorten a chain of ``n`` tasks by up to ``2 n - 1`` grid steps, so
 ``target`` is lowered by as much and a refutation proves no schedule is shorter
-than ``M - delta`` (``stats["certify"]["delta"]``).
+than ``M - delta`` (``stats["certify"]["delta"]``); the witness's grid is then
+made fine enough (the claim near 1e9 units for CP-SAT) to keep ``delta`` small.
 
 Outcomes (:func:`certify` returns a new :class:`~exactsched.result.Result`):
 
@@ -114,11 +115,18 @@ def _question(problem: Problem, claimed: float, resolution: float, cap: float) -
     """Floored data and target refuting makespans shorter than ``claimed``.
 
     The resolution drops by powers of ten until ``claimed`` in model units is
-    at most ``cap``.
+    at most ``cap``. On data off the grid it rises instead to put ``claimed``
+    near ``min(cap, 1e9)`` units, which keeps the rounding loss (and so
+    ``delta``) near a relative ``2 n * 1e-9``.
     """
     while claimed * resolution > cap and resolution > 1e-300:
         resolution /= 10.0
     data = floored_data(problem, resolution)
+    if not data.exact and claimed > 0:
+        finer = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed))
+        if finer > resolution:
+            resolution = finer
+            data = floored_data(problem, resolution)
     scaled = claimed * resolution
     top = math.ceil(scaled - 1e-9 * max(1.0, scaled))  # the claim, on the grid
     # A floored chain of n tasks and n - 1 arcs is shorter by < 2n - 1 units.
@@ -260,17 +268,19 @@ def _ask(
     """Run one witness; its verdict and the makespan below which a refutation holds."""
     if name == "bounds":
         started = time.perf_counter()
-        question = _question(problem, claimed, resolution, float("inf"))
         bound = float(foundation_lower_bound(problem))
-        # Some optimal schedule ends on the grid of exact data, so round the bound up to it.
-        if question.data.exact:
+        if floored_data(problem, resolution).exact:
+            # Some optimal schedule ends on the grid of exact data: round up to it.
             scaled = bound * resolution
             bound = math.ceil(scaled - 1e-9 * max(1.0, scaled)) / resolution
-        if bound >= question.below:
+            below = claimed - 0.5 / resolution
+        else:
+            below = claimed - 1e-9 * max(1.0, abs(claimed))
+        if bound >= below:
             verdict = Verdict("refuted", reason="lower bound reaches the claim")
         else:
             verdict = Verdict("unknown", reason=f"lower bound {bound:g} below the claim")
-        return replace(verdict, seconds=time.perf_counter() - started), question.below
+        return replace(verdict, seconds=time.perf_counter() - started), max(below, bound)
     if name == "bruteforce":
         if problem.n_tasks > BRUTEFORCE_MAX_TASKS:
             return Verdict("unknown", reason=f"more than {BRUTEFORCE_MAX_TASKS} tasks"), claimed
@@ -280,6 +290,8 @@ def _ask(
         return refute_bruteforce(problem, below, time_limit=time_limit), below
     if name == "cpsat-disjunctive":
         question = _question(problem, claimed, resolution, _CPSAT_MAX)
+        if question.target < 0 and not question.data.exact:
+            return Verdict("unknown", reason="rounding loss above the claim"), claimed
         verdict = refute_cpsat(
             problem, question.data, question.target, time_limit=time_limit, seed=seed
         )
@@ -289,6 +301,8 @@ def _ask(
     n = max(1, problem.n_tasks)
     cap = milp_module._NUMERIC_BUDGET / (2.0 * n * milp_module._INT_TOL)
     question = _question(problem, claimed, resolution, cap)
+    if question.target < 0 and not question.data.exact:
+        return Verdict("unknown", reason="rounding loss above the claim"), claimed
     verdict = refute_milp(
         problem, question.data, question.target, time_limit=time_limit, seed=seed
     )
