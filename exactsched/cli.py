@@ -265,7 +265,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     print(f"gap         {100 * (result.gap or 0):.2f}%")
     if result.certified is not None:
         by = ", ".join(result.certified_by)
-        print(f"certified   {'yes, by ' + by if result.certified else 'no'}")
+        took = result.stats.get("certify", {}).get("seconds", 0.0)
+        verdict = f"yes, by {by}" if result.certified else "no (the optimum is a claim)"
+        print(f"certified   {verdict} in {took:.3f} s")
     if "false_proof" in result.stats:
         caught = result.stats["false_proof"]
         print(

@@ -324,7 +324,9 @@ def apply_policy(
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
     optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks are
     certified within ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)``
-    of the solve; larger ones are left uncertified (``certified=None``).
+    of the solve, and within what is left of ``time_limit`` (at least 0.5 s);
+    larger ones are left uncertified (``certified=None``). An explicit True
+    gives the certification its own budget, so the call may take twice the limit.
 
     Examples
     --------
@@ -339,6 +341,8 @@ def apply_policy(
         if problem.n_tasks > DEFAULT_MAX_TASKS:
             return result
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
+        if time_limit is not None:  # the call's limit holds, give or take half a second
+            budget = min(budget, max(0.5, time_limit - result.seconds))
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
     return certify(problem, result, time_limit=budget, seed=seed)
