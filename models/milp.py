@@ -4,8 +4,15 @@ The method ``milp`` is the second exact formulation of exactsched, written
 independently of the CP-SAT model so the two can check each other. It takes a
 :class:`~exactsched.problem.Problem` and returns a :class:`~exactsched.result.Result`:
 
-* ``OPTIMAL`` only when the solver proves it (the bound meets the makespan);
-* ``FEASIBLE`` with the best bound otherwise (time limit, or a requested gap);
+* ``OPTIMAL`` only on a proof at zero gap on integer-scaled data: the model
+  runs on the data times the resolution of :func:`models.cpsat.scale_data`
+  (1 on integers, 10 for one decimal, ...), and the makespan is proven when the
+  solver's dual bound, less what its tolerances can cost and rounded up to an
+  integer, reaches the makespan in those units (:func:`model_data`);
+* ``FEASIBLE`` with a valid bound otherwise: time limit, a requested gap, a
+  solver failure, a time limit that ran out while building, or magnitudes the
+  tolerances cannot hold (the data are then rescaled coarser and rounded up, a
+  restriction whose bound is corrected by its rounding slack);
 * ``INFEASIBLE`` never: every valid instance has a schedule (run the tasks one at
   a time in a topological order), and the model always gets one as a warm start;
 * ``UNKNOWN`` never, for the same reason.
@@ -13,11 +20,11 @@ independently of the CP-SAT model so the two can check each other. It takes a
 The returned schedule is not read off the solver's floating-point times: the
 solver's processor assignment and the order of its start times are re-timed on
 the original data by an earliest-start pass (:func:`models._milp_horizon.semi_active`),
-so it validates exactly and is never longer than the solver's (up to tolerances).
-The lower bound is the larger of the solver's dual bound and
-:func:`exactsched.bounds.lower_bound`, rounded up on integer data, and on data
-that are exact multiples of ``1 / resolution`` (see
-:func:`models.cpsat.scale_data`) rounded up to that grid.
+so it validates exactly. The lower bound is the larger of the solver's
+(corrected) bound and :func:`exactsched.bounds.lower_bound`, rounded up on
+integer data. Both gap tolerances are 0 and the integrality and feasibility
+tolerances of both solvers 1e-9; anything the solvers print on standard output
+goes to standard error.
 
 The solvers are the HiGHS (default) and SCIP bundled with OR-Tools, reached
 through ``ortools.math_opt``; no licence is needed.
@@ -349,8 +356,10 @@ def milp(
     -------
     Result
         ``stats`` holds ``horizon`` (warm start makespan), ``warm_start`` (its
-        heuristic), ``columns``, ``rows``, ``nodes``, ``solver_status``,
-        ``solver_bound``.
+        heuristic), ``resolution`` and ``exact_data`` (the model's scaling),
+        ``columns``, ``rows``, ``nodes``, ``solver_status`` (``error`` with
+        ``solver_error``, or ``time_limit_while_building``) and ``solver_bound``
+        (in model units).
 
     Raises
     ------
@@ -372,10 +381,9 @@ def milp(
     formulation, with communication linearised per processor of each end of an
     arc (``2 P`` rows per arc instead of ``P^2`` products), big-M values taken
     from time windows of least-cost paths under the warm start's makespan, and
-    the makespan an integer variable on integer data (some optimal schedule then
-    has integer times). Zero-length tasks never conflict, as in the validator.
-    With integer data the solver may stop at an absolute gap below 1, since the
-    re-timed schedule is then integral and the bound rounds up.
+    the makespan an integer variable (the model's data are integers, so some
+    optimal schedule has integer times). Zero-length tasks never conflict, as in
+    the validator. See the module docstring for when ``OPTIMAL`` is reported.
 
     References
     ----------
