@@ -350,3 +350,14 @@ def _plain_cpsat(problem: Problem) -> Result:
         solver.best_objective_bound,
         solver.wall_time,
     )
+
+
+def test_witnesses_decline_too_many_processor_pairs() -> None:
+    p = Problem.from_lists([5, 2], [(0, 1, 1)], n_processors=2100)
+    schedule = exactsched.Schedule.from_arrays(p, np.array([0, 0]), np.array([0.0, 5.0]))
+    claim = Result("claim", Status.OPTIMAL, schedule, 7, 7, 0.0)
+    result = certify(p, claim, witnesses=["cpsat-disjunctive", "milp"], time_limit=5)
+    assert result.status is Status.OPTIMAL and result.certified is False
+    reasons = {w["reason"] for w in result.stats["certify"]["witnesses"].values()}
+    assert reasons == {"too many (arc, processor pair) delays"}
+    assert certify(p, claim, time_limit=5).certified_by == ("bounds",)

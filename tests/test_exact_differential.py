@@ -20,6 +20,9 @@ from exactsched import MethodError, Problem, Status, validate
 from exactsched.generators import TOPOLOGIES, random_network
 from models.certify import certify
 
+# Random isolation pairs may repeat a path of arcs; the reader warns, harmlessly.
+pytestmark = pytest.mark.filterwarnings("ignore::exactsched.InstanceWarning")
+
 EXACT = [("cpsat", {}), ("milp", {"solver": "highs"}), ("milp", {"solver": "scip"})]
 MAGNITUDES = (1e-7, 1e-3, 1.0, 1e3, 1e6, 1e9, 1e12)
 
