@@ -56,7 +56,10 @@ __all__ = [
     "refute_bruteforce",
 ]
 
-_TOL = 1e-9  # relative distance to an integer below which a scaled value is that integer
+# Relative distance to an integer below which a scaled value is that integer: float
+# noise of the scaling only (a few ulps), so that no value is ever rounded up by a
+# meaningful amount, which would make the floored data no relaxation.
+_TOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class Verdict:
 
 
 def _floor_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Round down, except values within a relative 1e-9 of an integer; and whether all were."""
+    """Round down, except values within float noise of an integer; and whether all were."""
     near = np.round(values)
     close = np.abs(values - near) <= _TOL * np.maximum(1.0, np.abs(values))
     return np.where(close, near, np.floor(values)), bool(np.all(close))

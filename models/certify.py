@@ -141,7 +141,8 @@ def _question(problem: Problem, claimed: float, resolution: float, cap: float) -
             resolution = finer
             data = floored_data(problem, resolution)
     scaled = claimed * resolution
-    top = math.ceil(scaled - 1e-9 * max(1.0, scaled))  # the claim, on the grid
+    # The claim on the grid (a sum of grid values, up to float noise).
+    top = math.ceil(scaled - max(1e-9, 1e-14 * scaled))
     # A floored chain of n tasks and n - 1 arcs is shorter by < 2n - 1 units.
     loss = 0 if data.exact else 2 * problem.n_tasks - 1
     target = top - loss - 1
