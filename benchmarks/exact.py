@@ -30,6 +30,15 @@ no load or path cuts, no symmetry breaking, no pooling, pairwise communication);
 ``cpsat:symmetry=False``); ``milp``: the MILP model when registered (else
 skipped with a note).
 
+Certification (:mod:`models.certify`): ``--certify default`` (the policy of
+``exactsched.solve``), ``on`` (every optimum, within the time limit) or
+``off``. Each method is first run without certification; the certification of
+its optimum is then timed separately, and the table reports the share of
+proven optima certified, the median certification time and its median ratio
+to the solve time (``python benchmarks/exact.py --methods cpsat --certify on``
+gives the measurement behind the default policy). A false proof caught counts
+as not proven.
+
 Examples
 --------
 ``python benchmarks/exact.py --sizes 10 20 --time-limit 10 --seeds 3``
@@ -126,18 +135,39 @@ def _method(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def run(
-    problem: Problem, spec: str, time_limit: float, workers: int, seed: int = 0
+    problem: Problem,
+    spec: str,
+    time_limit: float,
+    workers: int,
+    seed: int = 0,
+    certify: str = "default",
 ) -> dict[str, Any] | None:
-    """One solve; a row of results, or None when the method is not registered."""
+    """One solve, then its certification; a row of results, or None when not registered."""
+    from models.certify import apply_policy
+
     name, options = _method(spec)
     try:
         get_method(name)
     except MethodError:
         return None
     started = time.perf_counter()
-    result = solve(problem, name, time_limit, workers=workers, seed=seed, **options)
+    result = solve(problem, name, time_limit, workers=workers, seed=seed, certify=False, **options)
     wall = time.perf_counter() - started
+    certified, certify_seconds, caught = None, None, False
+    if certify != "off" and result.status.value == "optimal":
+        option = None if certify == "default" else True
+        started = time.perf_counter()
+        checked = apply_policy(problem, result, option, time_limit=time_limit, seed=seed)
+        if checked.certified is not None:
+            certify_seconds = time.perf_counter() - started
+            certified = checked.certified
+        caught = "false_proof" in checked.stats
+        result = checked
     return {
+        "certified": certified,
+        "certify_seconds": certify_seconds,
+        "certified_by": list(result.certified_by),
+        "false_proof": caught,
         "status": result.status.value,
         "makespan": result.makespan,
         "lower_bound": result.lower_bound,
@@ -152,7 +182,16 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     proven = [r["seconds"] for r in rows if r["status"] == "optimal"]
     gaps = [r["gap"] if r["gap"] is not None else 1.0 for r in rows]
     firsts = [r["first"] for r in rows if r.get("first") is not None]
+    tried = [r for r in rows if r.get("certified") is not None]
+    ratios = [r["certify_seconds"] / max(r["seconds"], 1e-3) for r in tried]
     return {
+        "certified": sum(r["certified"] for r in tried) / len(tried) if tried else None,
+        "median_certify": statistics.median(r["certify_seconds"] for r in tried)
+        if tried
+        else None,
+        "certify_ratio": statistics.median(ratios) if ratios else None,
+        "max_certify_ratio": max(ratios) if ratios else None,
+        "false_proofs": sum(bool(r.get("false_proof")) for r in rows),
         "n": len(rows),
         "optimal": len(proven) / len(rows) if rows else 0.0,
         "median_proof": statistics.median(proven) if proven else None,
@@ -180,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--methods", nargs="+", default=["cpsat", "milp"])
+    parser.add_argument(
+        "--certify",
+        choices=("default", "on", "off"),
+        default="default",
+        help="certify proven optima: the solve() policy (default), always, or never",
+    )
     parser.add_argument("--json", help="write every row to this file")
     parser.add_argument("--quiet", action="store_true", help="no per-instance lines")
     args = parser.parse_args(argv)
@@ -194,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             for spec in args.methods:
                 if spec in skipped:
                     continue
-                row = run(problem, spec, args.time_limit, args.workers)
+                row = run(problem, spec, args.time_limit, args.workers, certify=args.certify)
                 if row is None:
                     skipped.add(spec)
                     continue
@@ -205,21 +250,25 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"  {name:28s} {spec:24s} {row['status']:9s} {row['makespan']!s:>10} "
                         f"lb {row['lower_bound']!s:>10} gap {_fmt(row['gap'], True):>6} "
-                        f"{row['seconds']:6.1f}s",
+                        f"{row['seconds']:6.1f}s cert {row['certified']!s:5s} "
+                        f"{_fmt(row['certify_seconds'])}s",
                         file=sys.stderr,
                         flush=True,
                     )
     print(
         f"\n{args.time_limit:g} s per instance, {args.workers} workers\n\n"
         "| instances | method | n | proven optimal | median s to proof | mean gap | max gap "
-        "| median s to first |\n|---|---|---|---|---|---|---|---|"
+        "| median s to first | certified | median s to certify | certify / solve "
+        "(median, max) | false proofs |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     for (group, spec), rows in table.items():
         s = summarise(rows)
         print(
             f"| {group} | {spec} | {s['n']} | {_fmt(s['optimal'], True)} | "
             f"{_fmt(s['median_proof'])} | {_fmt(s['mean_gap'], True)} | "
-            f"{_fmt(s['max_gap'], True)} | {_fmt(s['first'])} |"
+            f"{_fmt(s['max_gap'], True)} | {_fmt(s['first'])} | "
+            f"{_fmt(s['certified'], True)} | {_fmt(s['median_certify'])} | "
+            f"{_fmt(s['certify_ratio'])}, {_fmt(s['max_certify_ratio'])} | {s['false_proofs']} |"
         )
     by_instance: dict[str, set[float]] = {}
     for row in raw:

@@ -128,6 +128,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="method option, repeatable (see `exactsched methods --json`)",
     )
+    solve.add_argument(
+        "--certify",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="certify a proven optimum by independent refutation (default: on up to 30 tasks)",
+    )
     solve.add_argument("--json", action="store_true", help="print the schedule document")
     solve.add_argument(
         "--output", metavar="FILE", help="also write the schedule JSON to FILE (checked first)"
@@ -299,6 +305,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             workers=args.workers,
             seed=args.seed,
+            certify=args.certify,
             **options,
         )
     document = result.to_json()
@@ -325,6 +332,17 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     print(f"makespan    {result.makespan:g}")
     print(f"lower bound {result.lower_bound:g}" if result.lower_bound is not None else "")
     print(f"gap         {100 * (result.gap or 0):.2f}%")
+    if result.certified is not None:
+        by = ", ".join(result.certified_by)
+        took = result.stats.get("certify", {}).get("seconds", 0.0)
+        verdict = f"yes, by {by}" if result.certified else "no (the optimum is a claim)"
+        print(f"certified   {verdict} in {took:.3f} s")
+    if "false_proof" in result.stats:
+        caught = result.stats["false_proof"]
+        print(
+            f"false proof caught: {result.method} claimed {caught['claimed']:g}, "
+            f"{caught['caught_by']} found {caught['makespan']:g}"
+        )
     print(f"seconds     {result.seconds:.3f}")
     print()
     print(gantt(problem, result.schedule))

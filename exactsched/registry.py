@@ -466,9 +466,10 @@ def solve(
         Validate the returned schedule (default True); an invalid one raises
         ``RuntimeError``, since it is a bug in the method.
     certify : bool, optional
-        Certify a proven optimum by independent refutation (``Result.certified``);
-        None applies the default policy. Not yet implemented: results carry
-        ``certified=None`` (not attempted).
+        Certify a proven optimum by independent refutation (``Result.certified``,
+        see :mod:`models.certify`): True always (within ``time_limit``), False
+        never, None (default) on instances of at most 30 tasks within about the
+        solve time (:func:`models.certify.apply_policy`).
     **options
         Method options (see ``exactsched methods --json``), checked against the
         method's signature by :func:`check_options` before anything runs.
@@ -530,6 +531,10 @@ def solve(
         violations = validate(problem, result.schedule)
         if violations:
             raise RuntimeError(f"{method} returned an invalid schedule: {violations[0]}")
+    if info.kind == "exact" and result.status is Status.OPTIMAL and certify is not False:
+        from models.certify import apply_policy
+
+        result = apply_policy(problem, result, certify, time_limit=time_limit, seed=seed)
     return result
 
 

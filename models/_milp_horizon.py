@@ -37,7 +37,14 @@ __all__ = [
 ]
 
 
-def semi_active(problem: Problem, proc: Sequence[int], order: Sequence[int]) -> np.ndarray:
+def semi_active(
+    problem: Problem,
+    proc: Sequence[int],
+    order: Sequence[int],
+    *,
+    cost: np.ndarray | None = None,
+    delay: np.ndarray | None = None,
+) -> np.ndarray:
     """Earliest start times for a processor assignment and a linear task order.
 
     Parameters
@@ -47,6 +54,10 @@ def semi_active(problem: Problem, proc: Sequence[int], order: Sequence[int]) -> 
         Processor index of every task (must be allowed).
     order : sequence of int
         Every task once, predecessors before successors.
+    cost, delay : numpy.ndarray, optional
+        Other data to time with (e.g. the integer-scaled ``(n, P)`` costs and
+        ``(n_arcs, P, P)`` delays of :func:`models.cpsat.scale_data`); default
+        the problem's own.
 
     Returns
     -------
@@ -61,7 +72,7 @@ def semi_active(problem: Problem, proc: Sequence[int], order: Sequence[int]) -> 
     """
     n = problem.n_tasks
     proc = np.asarray(proc, dtype=np.int64)
-    cost = problem.cost[np.arange(n), proc]
+    cost = (problem.cost if cost is None else cost)[np.arange(n), proc]
     start = np.full(n, np.nan)
     finish = np.full(n, np.nan)
     free = np.zeros(problem.n_processors)  # last positive-length finish per processor
@@ -73,7 +84,12 @@ def semi_active(problem: Problem, proc: Sequence[int], order: Sequence[int]) -> 
         for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
             i = int(problem.arc_src[a])
             p = int(proc[i])
-            ready = finish[i] + (problem.arc_unit[a] * hops[p, q] if p != q else 0.0)
+            if p == q:
+                ready = finish[i]
+            elif delay is None:
+                ready = finish[i] + problem.arc_unit[a] * hops[p, q]
+            else:
+                ready = finish[i] + delay[a, p, q]
             if not ready <= t:  # also catches nan: a predecessor placed later
                 if np.isnan(ready):
                     raise ValueError(f"order: task {j} comes before its predecessor {i}")
@@ -174,6 +190,8 @@ def list_schedule(problem: Problem) -> Schedule:
 
 # Fast deterministic heuristics of colleagues tried for the horizon when registered.
 _HORIZON_HEURISTICS = ("heft", "peft", "hoft", "hbmct", "rts")
+# Above this many tasks list_schedule is only the fallback of horizon_schedule.
+_LIST_MAX_TASKS = 200
 
 
 def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
@@ -200,7 +218,12 @@ def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
     from exactsched.validate import validate
 
     registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
-    best, name = list_schedule(problem), "list"
+    # list_schedule times every candidate from scratch (quadratic in the tasks):
+    # on large instances it only runs when no registered heuristic gave a schedule.
+    best: Schedule | None = None
+    name = "list"
+    if problem.n_tasks <= _LIST_MAX_TASKS:
+        best = list_schedule(problem)
     for method in _HORIZON_HEURISTICS:
         if method not in registered:
             continue
@@ -208,8 +231,10 @@ def horizon_schedule(problem: Problem) -> tuple[Schedule, str]:
             other = registered[method].func(problem)
         except Exception:  # a colleague's heuristic failing must not stop the exact model
             continue
-        if not validate(problem, other) and other.makespan < best.makespan:
+        if not validate(problem, other) and (best is None or other.makespan < best.makespan):
             best, name = other, method
+    if best is None:
+        best, name = list_schedule(problem), "list"
     return best, name
 
 
@@ -240,7 +265,9 @@ def heads_and_tails(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     return head, tail
 
 
-def optimistic_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+def optimistic_paths(
+    problem: Problem, *, cost: np.ndarray | None = None, delay: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per (task, processor) least start and least remaining time, with communication.
 
     ``ready[j, p]`` is the optimistic data-ready time of ``j`` on ``p``: the
@@ -249,7 +276,8 @@ def optimistic_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     ``cost[i, p]`` plus, over the arcs out of ``i``, the largest least
     ``delay(p, q) + through[j, q]``. Every schedule with ``i`` on ``p`` starts
     ``i`` at ``ready[i, p]`` or later and ends at ``start + through[i, p]`` or
-    later. Both are ``inf`` outside a task's affinity.
+    later. Both are ``inf`` outside a task's affinity. ``cost`` and ``delay``
+    replace the problem's data as in :func:`semi_active`.
 
     Examples
     --------
@@ -259,23 +287,26 @@ def optimistic_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     ([[0.0, 0.0], [1.0, 6.0]], [[7.0, 11.0], [10.0, 1.0]])
     """
     n, n_procs = problem.n_tasks, problem.n_processors
-    cost = problem.cost  # inf outside the affinity, which propagates correctly
+    if cost is None:
+        cost = problem.cost  # inf outside the affinity, which propagates correctly
+
+    def arc_delay(a: int) -> np.ndarray:
+        return problem.arc_unit[a] * problem.hops if delay is None else delay[a]
+
     ready = np.zeros((n, n_procs))
     oft = np.full((n, n_procs), np.inf)
     topo = problem.topological_order.tolist()
     for j in topo:
         for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
             i = int(problem.arc_src[a])
-            delay = problem.arc_unit[a] * problem.hops
-            np.maximum(ready[j], (oft[i][:, None] + delay).min(axis=0), out=ready[j])
+            np.maximum(ready[j], (oft[i][:, None] + arc_delay(a)).min(axis=0), out=ready[j])
         oft[j] = cost[j] + ready[j]
     through = np.full((n, n_procs), np.inf)
     for i in reversed(topo):
         rest = np.zeros(n_procs)
         for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
             j = int(problem.arc_dst[a])
-            delay = problem.arc_unit[a] * problem.hops
-            np.maximum(rest, (delay + through[j][None, :]).min(axis=1), out=rest)
+            np.maximum(rest, (arc_delay(a) + through[j][None, :]).min(axis=1), out=rest)
         through[i] = cost[i] + rest
     ready[~problem.allowed] = np.inf
     return ready, through

@@ -4,8 +4,15 @@ The method ``milp`` is the second exact formulation of exactsched, written
 independently of the CP-SAT model so the two can check each other. It takes a
 :class:`~exactsched.problem.Problem` and returns a :class:`~exactsched.result.Result`:
 
-* ``OPTIMAL`` only when the solver proves it (the bound meets the makespan);
-* ``FEASIBLE`` with the best bound otherwise (time limit, or a requested gap);
+* ``OPTIMAL`` only on a proof at zero gap on integer-scaled data: the model
+  runs on the data times the resolution of :func:`models.cpsat.scale_data`
+  (1 on integers, 10 for one decimal, ...), and the makespan is proven when the
+  solver's dual bound, less what its tolerances can cost and rounded up to an
+  integer, reaches the makespan in those units (:func:`model_data`);
+* ``FEASIBLE`` with a valid bound otherwise: time limit, a requested gap, a
+  solver failure, a time limit that ran out while building, or magnitudes the
+  tolerances cannot hold (the data are then rescaled coarser and rounded up, a
+  restriction whose bound is corrected by its rounding slack);
 * ``INFEASIBLE`` never: every valid instance has a schedule (run the tasks one at
   a time in a topological order), and the model always gets one as a warm start;
 * ``UNKNOWN`` never, for the same reason.
@@ -13,11 +20,11 @@ independently of the CP-SAT model so the two can check each other. It takes a
 The returned schedule is not read off the solver's floating-point times: the
 solver's processor assignment and the order of its start times are re-timed on
 the original data by an earliest-start pass (:func:`models._milp_horizon.semi_active`),
-so it validates exactly and is never longer than the solver's (up to tolerances).
-The lower bound is the larger of the solver's dual bound and
-:func:`exactsched.bounds.lower_bound`, rounded up on integer data, and on data
-that are exact multiples of ``1 / resolution`` (see
-:func:`models.cpsat.scale_data`) rounded up to that grid.
+so it validates exactly. The lower bound is the larger of the solver's
+(corrected) bound and :func:`exactsched.bounds.lower_bound`, rounded up on
+integer data. Both gap tolerances are 0 and the integrality and feasibility
+tolerances of both solvers 1e-9; anything the solvers print on standard output
+goes to standard error.
 
 The solvers are the HiGHS (default) and SCIP bundled with OR-Tools, reached
 through ``ortools.math_opt``; no licence is needed.
@@ -25,8 +32,12 @@ through ``ortools.math_opt``; no licence is needed.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -39,9 +50,9 @@ from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from models._milp_horizon import horizon_schedule, optimistic_paths, order_from_times, semi_active
-from models.cpsat import scale_data
+from models.cpsat import ScaledData, scale_data
 
-__all__ = ["milp", "build_model"]
+__all__ = ["milp", "build_model", "model_data", "BuildTimeout"]
 
 # math_opt solver types by option value; HiGHS and SCIP ship inside OR-Tools. The
 # stand-alone ``highspy`` is deliberately not used: its libhighs.so.1 has the same
@@ -83,14 +94,27 @@ def _reachability(problem: Problem) -> list[int]:
     return reach
 
 
-def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any]]:
+def build_model(
+    problem: Problem,
+    horizon: float,
+    data: ScaledData | None = None,
+    deadline: float | None = None,
+) -> tuple[_Model, dict[str, Any]]:
     """The MILP of :func:`milp` for schedules no longer than ``horizon``.
 
     Parameters
     ----------
     problem : Problem
     horizon : float
-        Makespan of a known valid schedule (big-M values and time windows use it).
+        Upper bound on the makespan (big-M values and time windows use it), in
+        the units of ``data``; :func:`milp` passes a known schedule's makespan,
+        the certification (:mod:`models.certify`) the makespan to refute.
+    data : ScaledData, optional
+        Integer-scaled costs and delays (:func:`models.cpsat.scale_data`);
+        default the problem's own numbers.
+    deadline : float, optional
+        A ``time.perf_counter()`` value; building raises :class:`BuildTimeout`
+        once it is passed, so a time limit bounds the building too.
 
     Returns
     -------
@@ -104,14 +128,15 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     window ``[min_p ready[i, p], horizon - min_p through[i, p]]`` of
     :func:`models._milp_horizon.optimistic_paths`), ``y[i, j]`` (``i``
     finishes before ``j`` starts) for every pair not ordered by a path of arcs that
-    may compete for a processor or is an isolation pair, and ``C`` (makespan).
-    With ``c_i(x) = sum_p cost[i, p] x[i, p]``:
+    may compete for a processor or is an isolation pair, and ``C`` (makespan,
+    integer when the data are).
+    With ``c_i(x) = sum_p cost[i, p] x[i, p]`` and ``d_a(p, q)`` the delay of arc ``a``:
 
     * ``sum_p x[i, p] = 1``;
-    * arc ``a = (i, j)`` with ``u = arc_unit[a]``: for every processor ``p`` of
-      ``i``, ``s_j >= s_i + c_i(x) + u sum_q hops[p, q] x[j, q] - u H_p (1 - x[i, p])``
-      with ``H_p = max_q hops[p, q]``, and the mirror image for every ``q`` of ``j``;
-      with ``u = 0`` just ``s_j >= s_i + c_i(x)``;
+    * arc ``a = (i, j)``: for every processor ``p`` of ``i``,
+      ``s_j >= s_i + c_i(x) + sum_q d_a(p, q) x[j, q] - H_p (1 - x[i, p])``
+      with ``H_p = max_q d_a(p, q)``, and the mirror image for every ``q`` of ``j``;
+      without delays just ``s_j >= s_i + c_i(x)``;
     * ``s_j >= s_i + c_i(x) - M_ij (1 - y[i, j])`` with
       ``M_ij = max s_i + max c_i - min s_j`` from the windows;
     * ``y[i, j] + y[j, i] >= x[i, p] + x[j, p] - 1`` on every processor ``p`` where
@@ -123,8 +148,28 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     * ``C >= sum_i cost[i, p] x[i, p]`` on every processor.
     """
     n, n_procs = problem.n_tasks, problem.n_processors
-    cost, allowed, hops = problem.cost, problem.allowed, problem.hops
-    ready, through = optimistic_paths(problem)
+    allowed = problem.allowed
+    if data is None:
+        cost = problem.cost
+        integral = problem.is_integral
+
+        def arc_delay(a: int) -> np.ndarray:
+            return problem.arc_unit[a] * problem.hops
+
+        ready, through = optimistic_paths(problem)
+    else:
+        cost = data.cost
+        integral = True
+
+        def arc_delay(a: int) -> np.ndarray:
+            return data.delay[a]
+
+        ready, through = optimistic_paths(problem, cost=data.cost, delay=data.delay)
+
+    def check_time() -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise BuildTimeout("milp: the time limit ran out while building the model")
+
     head = np.where(allowed, ready, np.inf).min(axis=1)
     tail = np.where(allowed, through, np.inf).min(axis=1)
     max_cost = np.where(allowed, cost, 0.0).max(axis=1)
@@ -133,11 +178,12 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     for i in range(n):
         for p in np.flatnonzero(allowed[i]).tolist():
             x[i, p] = model.var(0.0, 1.0, integer=True)
-    # Windows from optimistic paths; the slack keeps the warm start inside on fractional data.
-    slack = 1e-7 * max(1.0, horizon)
+    # Windows from optimistic paths. Integer data need no slack (the horizon is an
+    # exact makespan); on raw fractional data a little keeps the warm start inside.
+    slack = 0.0 if integral else 1e-7 * max(1.0, horizon)
     s_ub = np.maximum(head, horizon - tail + slack)
     s = [model.var(float(head[i]), float(s_ub[i])) for i in range(n)]
-    cmax = model.var(0.0, horizon + slack, integer=problem.is_integral)
+    cmax = model.var(0.0, horizon + slack, integer=integral)
 
     def c_terms(i: int) -> tuple[list[int], list[float]]:
         procs = np.flatnonzero(allowed[i]).tolist()
@@ -165,37 +211,40 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
         if tasks:
             model.row(
                 [cmax] + [x[i, p] for i in tasks],
-                [1.0] + [-cost[i, p] for i in tasks],
+                [1.0] + [-float(cost[i, p]) for i in tasks],
                 0,
                 math.inf,
             )
+    check_time()
 
     for a in range(problem.n_edges):
+        if a % 64 == 0:
+            check_time()
         i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
-        u = float(problem.arc_unit[a])
         ci, cv = c_terms(i)
         base_idx, base_val = [s[j], s[i], *ci], [1.0, -1.0, *(-v for v in cv)]
         pi, qj = np.flatnonzero(allowed[i]).tolist(), np.flatnonzero(allowed[j]).tolist()
         model.row(base_idx, base_val, 0.0, math.inf)
-        if u == 0:
+        d = arc_delay(a)
+        if problem.arc_unit[a] == 0 or not np.any(d[np.ix_(pi, qj)]):
             continue
         for p in pi:  # i on p: pay the delay to wherever j runs
-            big = u * max(float(hops[p, q]) for q in qj)
+            big = max(float(d[p, q]) for q in qj)
             if big == 0:
                 continue
             idx, val = list(base_idx), list(base_val)
-            idx += [x[j, q] for q in qj if hops[p, q] != 0]
-            val += [-u * float(hops[p, q]) for q in qj if hops[p, q] != 0]
+            idx += [x[j, q] for q in qj if d[p, q] != 0]
+            val += [-float(d[p, q]) for q in qj if d[p, q] != 0]
             idx.append(x[i, p])
             val.append(-big)
             model.row(idx, val, -big, math.inf)
         for q in qj:  # j on q: pay the delay from wherever i runs
-            big = u * max(float(hops[p, q]) for p in pi)
+            big = max(float(d[p, q]) for p in pi)
             if big == 0:
                 continue
             idx, val = list(base_idx), list(base_val)
-            idx += [x[i, p] for p in pi if hops[p, q] != 0]
-            val += [-u * float(hops[p, q]) for p in pi if hops[p, q] != 0]
+            idx += [x[i, p] for p in pi if d[p, q] != 0]
+            val += [-float(d[p, q]) for p in pi if d[p, q] != 0]
             idx.append(x[j, q])
             val.append(-big)
             model.row(idx, val, -big, math.inf)
@@ -208,6 +257,7 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
     positive = allowed & (cost > 0)
     y: dict[tuple[int, int], int] = {}
     for i in range(n):
+        check_time()
         for j in range(i + 1, n):
             if reach[i] >> j & 1 or reach[j] >> i & 1:
                 continue  # ordered by a path: never overlap
@@ -245,16 +295,15 @@ def build_model(problem: Problem, horizon: float) -> tuple[_Model, dict[str, Any
 
 
 def _warm_start(
-    problem: Problem, schedule: Schedule, cols: dict[str, Any], n_cols: int
+    proc: np.ndarray, start: np.ndarray, finish: np.ndarray, cols: dict[str, Any], n_cols: int
 ) -> list[float]:
-    """Column values of ``schedule`` in the model's columns."""
-    proc, start, finish = schedule.arrays(problem)
+    """Column values of a schedule (processors, starts, finishes in the model's units)."""
     value = [0.0] * n_cols
     for (i, p), c in cols["x"].items():
         value[c] = 1.0 if proc[i] == p else 0.0
     for i, c in enumerate(cols["s"]):
         value[c] = float(start[i])
-    value[cols["cmax"]] = float(schedule.makespan)
+    value[cols["cmax"]] = float(finish.max()) if len(finish) else 0.0
     for (i, j), c in cols["y"].items():
         if i < j:
             before = finish[i] <= start[j]
@@ -307,8 +356,10 @@ def milp(
     -------
     Result
         ``stats`` holds ``horizon`` (warm start makespan), ``warm_start`` (its
-        heuristic), ``columns``, ``rows``, ``nodes``, ``solver_status``,
-        ``solver_bound``.
+        heuristic), ``resolution`` and ``exact_data`` (the model's scaling),
+        ``columns``, ``rows``, ``nodes``, ``solver_status`` (``error`` with
+        ``solver_error``, or ``time_limit_while_building``) and ``solver_bound``
+        (in model units).
 
     Raises
     ------
@@ -330,10 +381,9 @@ def milp(
     formulation, with communication linearised per processor of each end of an
     arc (``2 P`` rows per arc instead of ``P^2`` products), big-M values taken
     from time windows of least-cost paths under the warm start's makespan, and
-    the makespan an integer variable on integer data (some optimal schedule then
-    has integer times). Zero-length tasks never conflict, as in the validator.
-    With integer data the solver may stop at an absolute gap below 1, since the
-    re-timed schedule is then integral and the bound rounds up.
+    the makespan an integer variable (the model's data are integers, so some
+    optimal schedule has integer times). Zero-length tasks never conflict, as in
+    the validator. See the module docstring for when ``OPTIMAL`` is reported.
 
     References
     ----------
@@ -345,102 +395,250 @@ def milp(
        scheduling of communicating tasks", Les Cahiers du GERAD G-2004-99, 2004
        (MILP with communication delays on an arbitrary network).
     """
-    if time_limit is not None and time_limit < 0:
+    if time_limit is not None and not time_limit >= 0:
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")
     if workers is not None and workers < 1:
         raise MethodError(f"workers: must be >= 1, got {workers}")
-    if relative_gap < 0:
+    if not relative_gap >= 0:
         raise MethodError(f"relative_gap: must be >= 0, got {relative_gap}")
     if solver not in _SOLVERS:
         raise MethodError(f"solver: unknown {solver!r}; known: {', '.join(_SOLVERS)}")
     from ortools.math_opt.python import mathopt
 
     started = time.perf_counter()
-    integral = problem.is_integral
-    # On data that are exact multiples of 1 / grid (decimals, halves, ...), every
-    # semi-active schedule, an optimal one among them, ends on that grid, so the
-    # dual bound may be rounded up to it.
-    scaled = scale_data(problem)
-    grid = float(scaled.resolution) if scaled.exact else None
+    deadline = None if time_limit is None else started + time_limit
     static = float(_static_lower_bound(problem))
     warm, warm_name = horizon_schedule(problem)
-    horizon = float(warm.makespan)
-    stats: dict[str, Any] = {"horizon": warm.makespan, "warm_start": warm_name, "solver": solver}
     best = warm
-    bound = static
-    if horizon - static > _tolerance(horizon, integral):
-        model, cols = build_model(problem, horizon)
-        mo = mathopt.Model(name="exactsched-milp")
-        var = [
-            mo.add_variable(lb=lo, ub=up, is_integer=bool(k))
-            for lo, up, k in zip(model.lb, model.ub, model.integer, strict=True)
-        ]
-        for idx, val, lower, upper in model.rows:
-            expr = mathopt.fast_sum(v * var[k] for k, v in zip(idx, val, strict=True))
-            mo.add_linear_constraint(lb=lower, ub=upper, expr=expr)
-        mo.minimize(var[cols["cmax"]])
-        limit = None
-        if time_limit is not None:
-            limit = timedelta(seconds=max(0.01, time_limit - (time.perf_counter() - started)))
-        params = mathopt.SolveParameters(
-            time_limit=limit,
-            # HiGHS through math_opt takes no thread count (it is a HiGHS global)
-            threads=None if solver == "highs" else workers,
-            random_seed=int(seed or 0),
-            relative_gap_tolerance=float(relative_gap),
-            absolute_gap_tolerance=(1 - 1e-6) / grid if grid else 1e-9 * max(1.0, horizon),
-            enable_output=bool(log),
-        )
-        hint = _warm_start(problem, warm, cols, len(var))
-        model_params = mathopt.ModelSolveParameters(
-            solution_hints=[
-                mathopt.SolutionHint(variable_values=dict(zip(var, hint, strict=True)))
-            ]
-        )
-        result = mathopt.solve(
-            mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
-        )
-        dual = float(result.termination.objective_bounds.dual_bound)
-        stats.update(
-            columns=len(var),
-            rows=len(model.rows),
-            nodes=int(result.solve_stats.node_count),
-            solver_status=result.termination.reason.name.lower(),
-            solver_bound=dual if math.isfinite(dual) else None,
-        )
-        if math.isfinite(dual):
-            bound = max(bound, dual)
-        if result.has_primal_feasible_solution():
-            values = [result.variable_values(v) for v in var]
-            candidate = _retime(problem, values, cols)
-            if candidate.makespan < best.makespan:
+    data, horizon = model_data(problem, warm)
+    res = float(data.resolution)
+    stats: dict[str, Any] = {
+        "horizon": warm.makespan,
+        "warm_start": warm_name,
+        "solver": solver,
+        "resolution": data.resolution,
+        "exact_data": data.exact,
+    }
+    bound = static  # on the original data
+    scaled_bound = -math.inf  # proven on the model's (scaled) data
+    if warm.makespan > static:
+        try:
+            scaled_bound = _solve_model(
+                problem,
+                data,
+                horizon,
+                warm,
+                deadline,
+                solver,
+                workers,
+                seed,
+                relative_gap,
+                log,
+                stats,
+                mathopt,
+            )
+        except BuildTimeout:
+            stats["solver_status"] = "time_limit_while_building"
+        else:
+            candidate = stats.pop("_candidate", None)
+            if candidate is not None and candidate.makespan < best.makespan:
                 best = candidate
     makespan = best.makespan
-    if integral:
-        bound = math.ceil(bound - 1e-6)
-    elif grid:
-        bound = math.ceil(bound * grid - 1e-6) / grid
-    bound = min(bound, makespan)  # a bound above a valid makespan can only be numerical noise
-    proven = makespan - bound <= _tolerance(makespan, integral)
+    if math.isfinite(scaled_bound):
+        # An exact model's bound is a bound of the original times the resolution; a
+        # rounded-up model's optimum exceeds that by less than ``slack`` units.
+        bound = max(bound, (scaled_bound - data.slack) / res)
+    proven = _proven(makespan, bound, scaled_bound, data)
     if proven:
         bound = makespan
+    else:
+        if problem.is_integral:
+            bound = math.ceil(bound - 1e-9 * max(1.0, abs(bound)))
+        bound = min(bound, makespan)
     return Result(
         method="milp",
         status=Status.OPTIMAL if proven else Status.FEASIBLE,
         schedule=best,
         makespan=makespan,
-        lower_bound=int(bound) if integral else float(bound),
+        lower_bound=int(bound) if problem.is_integral else float(bound),
         seconds=time.perf_counter() - started,
         stats=stats,
     )
 
 
-def _tolerance(makespan: float, integral: bool) -> float:
-    """How close makespan and bound must be to call the makespan optimal."""
-    return 0.0 if integral else 1e-6 * max(1.0, abs(makespan))
+class BuildTimeout(Exception):
+    """The time limit ran out while :func:`build_model` was building."""
 
 
-def _retime(problem: Problem, col_value: Any, cols: dict[str, Any]) -> Schedule:
+# Integrality and feasibility tolerances asked of HiGHS and SCIP (their smallest
+# safe setting; the defaults are 1e-6).
+_INT_TOL = 1e-9
+# Largest total error, in model units, that the tolerances may cause along the
+# model: a bound is trusted after subtracting it and rounding up to an integer.
+_NUMERIC_BUDGET = 0.25
+
+
+def model_data(problem: Problem, schedule: Schedule) -> tuple[ScaledData, float]:
+    """Integer data for the MILP and the makespan of ``schedule`` on them.
+
+    The resolution of :func:`models.cpsat.scale_data` is kept when the model's
+    numbers stay within what the solvers' tolerances can hold: a big-M of ``2 H``
+    (``H`` the horizon in model units) relaxed by the integrality tolerance on
+    each of ``n`` tasks of a path must cost less than ``_NUMERIC_BUDGET`` units.
+    Otherwise the resolution drops by powers of ten until it does; the data are
+    then rounded up (a restriction: its schedules are valid, its bound is
+    corrected by ``slack``), so the answer is usually ``feasible`` with a valid bound.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1.5, 2.5], [3.5, 1]], [(0, 1, 2)])
+    >>> data, horizon = model_data(p, Schedule.from_arrays(p, [0, 0], [0.0, 1.5]))
+    >>> data.resolution, data.exact, horizon
+    (10, True, 50.0)
+    """
+    data = scale_data(problem)
+    n = max(1, problem.n_tasks)
+    proc, start, _ = schedule.arrays(problem)
+    order = order_from_times(problem, start, start + problem.cost[np.arange(n), proc])
+    for _ in range(40):
+        times = semi_active(problem, proc, order, cost=data.cost, delay=data.delay)
+        horizon = float(np.max(times + data.cost[np.arange(problem.n_tasks), proc], initial=0))
+        if 2.0 * horizon * n * _INT_TOL <= _NUMERIC_BUDGET:
+            break
+        data = scale_data(problem, resolution=float(data.resolution) / 10.0)
+    return data, horizon
+
+
+def _proven(makespan: float, bound: float, scaled_bound: float, data: ScaledData) -> bool:
+    """Whether the bound meets the makespan, compared in the model's integer units."""
+    if makespan <= bound:
+        return True
+    if not data.exact or not math.isfinite(scaled_bound):
+        return False
+    # On exact data the schedule ends on the grid up to floating-point noise.
+    scaled = makespan * float(data.resolution)
+    grid = round(scaled)
+    return abs(scaled - grid) <= 1e-9 * max(1.0, scaled) and scaled_bound >= grid
+
+
+def _solve_model(
+    problem: Problem,
+    data: ScaledData,
+    horizon: float,
+    warm: Schedule,
+    deadline: float | None,
+    solver: str,
+    workers: int | None,
+    seed: int | None,
+    relative_gap: float,
+    log: bool,
+    stats: dict[str, Any],
+    mathopt: Any,
+) -> float:
+    """Build and solve the model; the proven bound in model units (``-inf`` if none).
+
+    The best schedule, re-timed on the original data, is left in ``stats["_candidate"]``.
+    """
+    model, cols = build_model(problem, horizon, data, deadline)
+    mo = mathopt.Model(name="exactsched-milp")
+    var = [
+        mo.add_variable(lb=lo, ub=up, is_integer=bool(k))
+        for lo, up, k in zip(model.lb, model.ub, model.integer, strict=True)
+    ]
+    for r, (idx, val, lower, upper) in enumerate(model.rows):
+        if r % 256 == 0 and deadline is not None and time.perf_counter() > deadline:
+            raise BuildTimeout("milp: the time limit ran out while building the model")
+        expr = mathopt.fast_sum(v * var[k] for k, v in zip(idx, val, strict=True))
+        mo.add_linear_constraint(lb=lower, ub=upper, expr=expr)
+    mo.minimize(var[cols["cmax"]])
+    limit = None
+    if deadline is not None:
+        limit = timedelta(seconds=max(0.01, deadline - time.perf_counter()))
+    params = mathopt.SolveParameters(
+        time_limit=limit,
+        # HiGHS through math_opt takes no thread count (it is a HiGHS global)
+        threads=None if solver == "highs" else workers,
+        random_seed=int(seed or 0),
+        # Stop only on a closed gap (or the gap asked for): no tolerance on top.
+        relative_gap_tolerance=float(relative_gap),
+        absolute_gap_tolerance=0.0,
+        enable_output=bool(log),
+        **_tolerances(solver),
+    )
+    proc, start, _ = warm.arrays(problem)
+    order = order_from_times(problem, start, start + problem.cost[np.arange(len(proc)), proc])
+    s_scaled = semi_active(problem, proc, order, cost=data.cost, delay=data.delay)
+    f_scaled = s_scaled + data.cost[np.arange(len(proc)), proc]
+    hint = _warm_start(proc, s_scaled, f_scaled, cols, len(var))
+    model_params = mathopt.ModelSolveParameters(
+        solution_hints=[mathopt.SolutionHint(variable_values=dict(zip(var, hint, strict=True)))]
+    )
+    stats.update(columns=len(var), rows=len(model.rows))
+    try:
+        with _stdout_to_stderr():
+            result = mathopt.solve(
+                mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
+            )
+    except Exception as error:  # noqa: BLE001  a solver failure must not lose the schedule
+        # math_opt can fail inside its own error translation (seen on times near
+        # 1e9: "'StatusNotOk' object has no attribute 'canonical_code'").
+        stats.update(solver_status="error", solver_error=str(error).splitlines()[0][:200])
+        return -math.inf
+    dual = float(result.termination.objective_bounds.dual_bound)
+    stats.update(
+        nodes=int(result.solve_stats.node_count),
+        solver_status=result.termination.reason.name.lower(),
+        solver_bound=dual if math.isfinite(dual) else None,
+    )
+    if result.has_primal_feasible_solution():
+        values = [result.variable_values(v) for v in var]
+        stats["_candidate"] = _retime(problem, values, cols, data)
+    if not math.isfinite(dual):
+        return -math.inf
+    # The scaled optimum is an integer: round the dual bound up, after taking
+    # off what the tolerances may have cost.
+    return float(math.ceil(dual - _NUMERIC_BUDGET))
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send what the solver libraries print on file descriptor 1 to standard error.
+
+    HiGHS prints some messages even with output off; on standard output they
+    would corrupt ``exactsched solve --json``.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1 (embedded interpreters): nothing to protect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _tolerances(solver: str) -> dict[str, Any]:
+    """Solver-specific parameters: integrality and feasibility tolerances of ``_INT_TOL``."""
+    if solver == "highs":
+        from ortools.math_opt.solvers import highs_pb2
+
+        options = highs_pb2.HighsOptionsProto()
+        for key in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+            options.double_options[key] = _INT_TOL
+        return {"highs": options}
+    from ortools.math_opt.solvers.gscip import gscip_pb2
+
+    scip = gscip_pb2.GScipParameters()
+    scip.real_params["numerics/feastol"] = _INT_TOL
+    return {"gscip": scip}
+
+
+def _retime(problem: Problem, col_value: Any, cols: dict[str, Any], data: ScaledData) -> Schedule:
     """Re-time the solver's assignment and start order on the original numbers."""
     n = problem.n_tasks
     values = np.asarray(col_value, dtype=float)
@@ -450,6 +648,6 @@ def _retime(problem: Problem, col_value: Any, cols: dict[str, Any]) -> Schedule:
         if values[c] > weight[i]:
             weight[i], proc[i] = values[c], p
     start = values[np.asarray(cols["s"], dtype=np.int64)]
-    finish = start + problem.cost[np.arange(n), proc]
+    finish = start + data.cost[np.arange(n), proc]
     order = order_from_times(problem, start, finish)
     return Schedule.from_arrays(problem, proc, semi_active(problem, proc, order))

@@ -201,3 +201,57 @@ def test_does_not_load_highspy() -> None:
     # is loaded the other fails to import, which would break cpsat in the same process.
     milp(Problem.from_lists([1, 2], [(0, 1, 1)], n_processors=2), **OPTS)
     assert "highspy" not in sys.modules
+
+
+def test_issue_8_grid_example_is_proven_at_its_true_optimum() -> None:
+    # milp used to call 1100002.4 optimal (anything within 1e-6 x makespan was
+    # "proven"); brute force gives 1100001.3. The model now runs on the data
+    # times 10, which are integers, and proves optimality at zero gap.
+    p = exactsched.load_instance("tests/exact_counterexamples/milp-grid-1100001.3.json")
+    for solver in ("highs", "scip"):
+        r = milp(p, solver=solver, **OPTS)
+        assert (r.status, r.makespan, r.lower_bound) == (Status.OPTIMAL, 1100001.3, 1100001.3)
+        assert r.stats["resolution"] == 10 and r.stats["exact_data"]
+
+
+def test_magnitudes_beyond_the_tolerances_are_rescaled_and_honest() -> None:
+    # Integer data near 1e9: a big-M of the horizon times the integrality tolerance
+    # would exceed a unit, so the model runs on coarser data rounded up.
+    p = random_instance(6, 4, topology="mesh", max_cost=10**9, seed=1, n_isolation=1)
+    r = milp(p, **OPTS)
+    optimum = exactsched.solve(p, "bruteforce").makespan
+    assert r.stats["resolution"] < 1
+    assert r.lower_bound <= optimum <= r.makespan
+    assert validate(p, r.schedule) == []
+
+
+def test_solver_failure_gives_the_warm_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortools.math_opt.python import mathopt
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise AttributeError("'StatusNotOk' object has no attribute 'canonical_code'")
+
+    monkeypatch.setattr(mathopt, "solve", broken)
+    p = exactsched.load_instance("examples/topcuoglu2002.json")
+    r = milp(p, **OPTS)
+    assert r.status is Status.FEASIBLE and r.stats["solver_status"] == "error"
+    assert "canonical_code" in r.stats["solver_error"]
+    assert validate(p, r.schedule) == [] and r.lower_bound <= 73
+
+
+def test_time_limit_bounds_model_building() -> None:
+    p = random_instance(120, 8, topology="mesh", seed=3)
+    r = milp(p, time_limit=0.0, workers=1)
+    assert r.status is Status.FEASIBLE
+    assert r.stats["solver_status"] == "time_limit_while_building"
+    assert validate(p, r.schedule) == []
+
+
+def test_identical_calls_give_identical_answers() -> None:
+    p = random_instance(8, 3, topology="matrix", integral=False, seed=5)
+    first, second = milp(p, **OPTS), milp(p, **OPTS)
+    assert (first.status, first.makespan, first.lower_bound) == (
+        second.status,
+        second.makespan,
+        second.lower_bound,
+    )

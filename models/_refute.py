@@ -1,0 +1,425 @@
+"""Witnesses that refute "some schedule is shorter than the claimed optimum".
+
+Not a registered method (the leading underscore keeps the auto-import away); the
+policy that runs them is :mod:`models.certify`.
+
+Each witness decides the question *is there a schedule of makespan at most*
+``target`` on :class:`Floored` data, the instance scaled by a resolution and
+rounded **down** to integers. Rounding down makes the question a relaxation of
+the original one: a valid schedule of the original data with makespan ``M``,
+scaled and with every time rounded down, is a valid integer schedule of the
+floored data with makespan at most ``floor(M * resolution)`` (for integers ``c``,
+``x >= y + c`` implies ``floor(x) >= floor(y) + c``). So "infeasible" from a
+witness refutes every original schedule of makespan below
+``(target + 1) / resolution``. On data that are exact multiples of
+``1 / resolution`` (integers, decimals) nothing is rounded and the question is
+the original one.
+
+A witness answers with a :class:`Verdict`: ``"refuted"`` (infeasible),
+``"found"`` (a schedule, re-timed on the original data by the earliest-start
+pass of :func:`models._milp_horizon.semi_active`, so it is valid), or
+``"unknown"`` (time out, numerics it cannot hold, an engine error), with a reason.
+
+The witnesses share no search with the methods whose proofs they check:
+
+* :func:`refute_cpsat`: a CP-SAT model written for this purpose with **no
+  interval variables** (so none of the disjunctive/no-overlap machinery behind the
+  known false proofs of CP-SAT 9.15, ``tests/data/engine-false-optimum``):
+  assignment literals, start variables, one order literal per direction for
+  each pair of tasks that may compete, and enforced linear inequalities; one
+  worker, fixed seed, presolve off, linearization level 0;
+* :func:`refute_milp`: the MILP of :func:`models.milp.build_model` on the floored
+  data as a pure feasibility problem (no objective) bounded by ``target``;
+* :func:`refute_bruteforce`: the exhaustive search of :mod:`models.bruteforce`
+  on the original data (tiny instances).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+from exactsched.schedule import Schedule
+from models._milp_horizon import order_from_times, semi_active
+
+__all__ = [
+    "Floored",
+    "Verdict",
+    "floored_data",
+    "refute_cpsat",
+    "refute_milp",
+    "refute_bruteforce",
+]
+
+# Relative distance to an integer below which a scaled value is that integer: float
+# noise of the scaling only (a few ulps), so that no value is ever rounded up by a
+# meaningful amount, which would make the floored data no relaxation.
+_TOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Floored:
+    """Integer data, rounded down, of a refutation.
+
+    Attributes
+    ----------
+    resolution : float
+        Model units per original unit.
+    exact : bool
+        Whether no value was rounded (then the floored problem is the original one).
+    cost : numpy.ndarray
+        ``(n, P)`` floored costs (``inf`` outside the affinity).
+    delay : numpy.ndarray
+        ``(n_arcs, P, P)`` floored communication delays.
+    """
+
+    resolution: float
+    exact: bool
+    cost: np.ndarray
+    delay: np.ndarray
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one witness found.
+
+    Attributes
+    ----------
+    outcome : str
+        ``"refuted"``, ``"found"`` or ``"unknown"``.
+    schedule : Schedule or None
+        For ``"found"``: the witness's schedule re-timed on the original data.
+    reason : str
+        One line: why unknown, or what refuted.
+    seconds : float
+    """
+
+    outcome: str
+    schedule: Schedule | None = None
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def _floor_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Round down, except values within float noise of an integer; and whether all were."""
+    near = np.round(values)
+    close = np.abs(values - near) <= _TOL * np.maximum(1.0, np.abs(values))
+    return np.where(close, near, np.floor(values)), bool(np.all(close))
+
+
+def floored_data(problem: Problem, resolution: float) -> Floored:
+    """Scale ``problem`` by ``resolution`` and round every cost and delay down.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1.5, 2.25]], n_processors=2)
+    >>> d = floored_data(p, 10)
+    >>> d.exact, d.cost.tolist()
+    (False, [[15.0, 22.0]])
+    >>> floored_data(p, 100).exact
+    True
+    """
+    finite = np.where(problem.allowed, problem.cost, 0.0) * resolution
+    cost, cost_exact = _floor_tol(finite)
+    cost = np.where(problem.allowed, cost, np.inf)
+    delays = problem.arc_unit[:, None, None] * problem.hops[None, :, :] * resolution
+    delay, delay_exact = _floor_tol(delays)
+    return Floored(float(resolution), cost_exact and delay_exact, cost, delay)
+
+
+def _retime(problem: Problem, proc: np.ndarray, start: np.ndarray, data: Floored) -> Schedule:
+    """The witness's assignment and start order, timed on the original data."""
+    n = problem.n_tasks
+    finish = start + data.cost[np.arange(n), proc]
+    order = order_from_times(problem, start, finish)
+    return Schedule.from_arrays(problem, proc, semi_active(problem, proc, order))
+
+
+def _reach(problem: Problem) -> list[int]:
+    """Bit ``j`` of ``reach[i]``: a path of arcs leads from ``i`` to ``j``."""
+    reach = [0] * problem.n_tasks
+    for i in problem.topological_order[::-1].tolist():
+        for j in problem.successors(i).tolist():
+            reach[i] |= reach[j] | (1 << j)
+    return reach
+
+
+def _competing_pairs(problem: Problem, cost: np.ndarray) -> list[tuple[int, int, list[int], bool]]:
+    """Pairs ``(i, j, shared, isolated)`` that may overlap in time and must not.
+
+    ``shared`` lists the processors on which both have positive (floored) cost;
+    ``isolated`` says whether the pair is an isolation pair. Pairs joined by a
+    path of arcs never overlap and are left out.
+    """
+    reach = _reach(problem)
+    isolated = {
+        (min(a, b), max(a, b))
+        for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True)
+    }
+    positive = problem.allowed & (cost > 0)
+    pairs = []
+    n = problem.n_tasks
+    for i in range(n):
+        for j in range(i + 1, n):
+            if reach[i] >> j & 1 or reach[j] >> i & 1:
+                continue
+            shared = np.flatnonzero(positive[i] & positive[j]).tolist()
+            iso = (i, j) in isolated
+            if shared or iso:
+                pairs.append((i, j, shared, iso))
+    return pairs
+
+
+# CP-SAT keeps every integer within about 2**62; stay far below it.
+_CPSAT_MAX = 2**50
+
+
+def refute_cpsat(
+    problem: Problem,
+    data: Floored,
+    target: int,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+) -> Verdict:
+    """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
+
+    Parameters
+    ----------
+    problem : Problem
+    data : Floored
+    target : int
+        Makespan to reach, in model units.
+    time_limit : float, optional
+        Seconds for the solver.
+    seed : int
+        CP-SAT's random seed (one worker: the search is deterministic).
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> refute_cpsat(p, floored_data(p, 1), 4).outcome
+    'refuted'
+    >>> refute_cpsat(p, floored_data(p, 1), 5).schedule.makespan
+    5
+
+    Notes
+    -----
+    With ``d_i = sum_p cost[i, p] x[i, p]``: ``0 <= s_i``, ``s_i + d_i <= target``;
+    per arc ``s_j >= s_i + d_i`` and, per processor ``p`` of ``i``,
+    ``s_j >= s_i + cost[i, p] + sum_q delay(p, q) x[j, q]`` enforced by ``x[i, p]``;
+    per competing pair two order literals ``b_ij => s_j >= s_i + d_i`` with the
+    clause ``not x[i, p] or not x[j, p] or b_ij or b_ji`` on every shared
+    processor, and ``b_ij or b_ji`` (or a zero-length placement) for isolation.
+    """
+    from ortools.sat.python import cp_model
+
+    started = time.perf_counter()
+    if target < 0:
+        return Verdict("refuted", reason="target below zero", seconds=0.0)
+    if target > _CPSAT_MAX:
+        return Verdict("unknown", reason=f"target {target:.3g} too large for CP-SAT")
+    n = problem.n_tasks
+    cost = data.cost
+    model = cp_model.CpModel()
+    x: dict[tuple[int, int], Any] = {}
+    dur: list[Any] = []
+    start = [model.new_int_var(0, int(target), f"s{i}") for i in range(n)]
+    for i in range(n):
+        procs = problem.allowed_processors(i).tolist()
+        for p in procs:
+            if cost[i, p] > target:
+                continue  # cannot run there within the target
+            x[i, p] = model.new_bool_var(f"x{i}_{p}")
+        lits = [x[i, p] for p in procs if (i, p) in x]
+        if not lits:
+            return Verdict("refuted", reason=f"task {i} fits no processor", seconds=0.0)
+        model.add_exactly_one(lits)
+        dur.append(sum(int(cost[i, p]) * x[i, p] for p in procs if (i, p) in x))
+        model.add(start[i] + dur[i] <= int(target))
+    for a in range(problem.n_edges):
+        i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
+        model.add(start[j] >= start[i] + dur[i])
+        d = data.delay[a]
+        qs = [q for q in problem.allowed_processors(j).tolist() if (j, q) in x]
+        for p in problem.allowed_processors(i).tolist():
+            if (i, p) not in x or not any(d[p, q] for q in qs):
+                continue
+            arrival = sum(int(d[p, q]) * x[j, q] for q in qs if d[p, q])
+            model.add(start[j] >= start[i] + int(cost[i, p]) + arrival).only_enforce_if(x[i, p])
+    for i, j, shared, iso in _competing_pairs(problem, cost):
+        before = model.new_bool_var(f"b{i}_{j}")
+        after = model.new_bool_var(f"b{j}_{i}")
+        model.add(start[j] >= start[i] + dur[i]).only_enforce_if(before)
+        model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
+        for p in shared:
+            if (i, p) in x and (j, p) in x:
+                model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
+        if iso:
+            zero = [
+                x[k, p]
+                for k in (i, j)
+                for p in range(problem.n_processors)
+                if (k, p) in x and cost[k, p] == 0
+            ]
+            model.add_bool_or([before, after, *zero])
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 1
+    params.random_seed = int(seed)
+    params.cp_model_presolve = False
+    params.linearization_level = 0
+    if time_limit is not None:
+        params.max_time_in_seconds = max(0.01, float(time_limit))
+    try:
+        status = solver.solve(model)
+    except Exception as error:  # noqa: BLE001  an engine failure is no verdict
+        return Verdict("unknown", reason=f"CP-SAT failed: {error}", seconds=_since(started))
+    if status == cp_model.INFEASIBLE:
+        return Verdict("refuted", reason="CP-SAT: infeasible", seconds=_since(started))
+    if status in (cp_model.FEASIBLE, cp_model.OPTIMAL):
+        proc = np.array(
+            [
+                next(
+                    p for p in range(problem.n_processors) if (i, p) in x and solver.value(x[i, p])
+                )
+                for i in range(n)
+            ],
+            dtype=np.int64,
+        )
+        times = np.array([solver.value(s) for s in start], dtype=float)
+        schedule = _retime(problem, proc, times, data)
+        return Verdict("found", schedule, "CP-SAT: a schedule", _since(started))
+    return Verdict(
+        "unknown", reason=f"CP-SAT: {solver.status_name(status).lower()}", seconds=_since(started)
+    )
+
+
+def refute_milp(
+    problem: Problem,
+    data: Floored,
+    target: int,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    solver: str = "highs",
+) -> Verdict:
+    """Decide "makespan <= target" on the floored data with the MILP as a feasibility problem.
+
+    The model is :func:`models.milp.build_model` with ``horizon = target``
+    (every window and big-M then follows from the target, not from a schedule),
+    without objective. Refused (``"unknown"``) when the target is beyond what
+    the solver's tolerances hold (:data:`models.milp._NUMERIC_BUDGET`).
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> refute_milp(p, floored_data(p, 1), 4).outcome
+    'refuted'
+    """
+    from ortools.math_opt.python import mathopt
+
+    from models import milp as milp_module
+
+    started = time.perf_counter()
+    if target < 0:
+        return Verdict("refuted", reason="target below zero")
+    n = max(1, problem.n_tasks)
+    if 2.0 * target * n * milp_module._INT_TOL > milp_module._NUMERIC_BUDGET:
+        return Verdict("unknown", reason=f"target {target:.3g} beyond the MILP tolerances")
+    deadline = None if time_limit is None else started + time_limit
+    if np.any(np.where(problem.allowed, data.cost, np.inf).min(axis=1) > target):
+        return Verdict("refuted", reason="a task longer than the target")
+    try:
+        model, cols = milp_module.build_model(problem, float(target), data, deadline)  # type: ignore[arg-type]
+    except milp_module.BuildTimeout:
+        return Verdict("unknown", reason="MILP: time out while building", seconds=_since(started))
+    mo = mathopt.Model(name="exactsched-refute")
+    var = [
+        mo.add_variable(lb=lo, ub=up, is_integer=bool(k))
+        for lo, up, k in zip(model.lb, model.ub, model.integer, strict=True)
+    ]
+    for idx, val, lower, upper in model.rows:
+        expr = mathopt.fast_sum(v * var[k] for k, v in zip(idx, val, strict=True))
+        mo.add_linear_constraint(lb=lower, ub=upper, expr=expr)
+    limit = None
+    if deadline is not None:
+        limit = mathopt_timedelta(max(0.01, deadline - time.perf_counter()))
+    params = mathopt.SolveParameters(
+        time_limit=limit,
+        random_seed=int(seed),
+        enable_output=False,
+        **milp_module._tolerances(solver),
+    )
+    try:
+        with milp_module._stdout_to_stderr():
+            result = mathopt.solve(mo, milp_module._SOLVERS[solver](mathopt), params=params)
+    except Exception as error:  # noqa: BLE001  an engine failure is no verdict
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return Verdict("unknown", reason=f"MILP failed: {first}", seconds=_since(started))
+    reason = result.termination.reason
+    if reason == mathopt.TerminationReason.INFEASIBLE:
+        return Verdict("refuted", reason=f"MILP ({solver}): infeasible", seconds=_since(started))
+    if result.has_primal_feasible_solution():
+        values = np.array([result.variable_values(v) for v in var])
+        proc = np.full(problem.n_tasks, -1, dtype=np.int64)
+        weight = np.full(problem.n_tasks, -1.0)
+        for (i, p), c in cols["x"].items():
+            if values[c] > weight[i]:
+                weight[i], proc[i] = values[c], p
+        times = values[np.asarray(cols["s"], dtype=np.int64)]
+        schedule = _retime(problem, proc, times, data)
+        return Verdict("found", schedule, f"MILP ({solver}): a schedule", _since(started))
+    return Verdict(
+        "unknown", reason=f"MILP ({solver}): {reason.name.lower()}", seconds=_since(started)
+    )
+
+
+def mathopt_timedelta(seconds: float) -> Any:
+    """``datetime.timedelta`` of ``seconds`` (math_opt's time-limit type)."""
+    from datetime import timedelta
+
+    return timedelta(seconds=seconds)
+
+
+def refute_bruteforce(
+    problem: Problem, below: float, *, time_limit: float | None = None
+) -> Verdict:
+    """Exhaustive search on the original data: is some schedule shorter than ``below``?
+
+    Refuted when :func:`models.bruteforce.bruteforce` proves an optimum of at
+    least ``below``; ``"found"`` with its schedule when the optimum is shorter.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> refute_bruteforce(p, 5).outcome, refute_bruteforce(p, 5.5).outcome
+    ('refuted', 'found')
+    """
+    from exactsched.result import Status
+    from models.bruteforce import bruteforce
+
+    started = time.perf_counter()
+    try:
+        result = bruteforce(problem, time_limit=time_limit)
+    except MethodError as error:
+        return Verdict("unknown", reason=str(error), seconds=_since(started))
+    assert result.makespan is not None and result.schedule is not None
+    if result.makespan < below:
+        return Verdict("found", result.schedule, "bruteforce: a schedule", _since(started))
+    if result.status is Status.OPTIMAL:
+        return Verdict("refuted", reason="bruteforce: optimum", seconds=_since(started))
+    return Verdict("unknown", reason="bruteforce: time limit", seconds=_since(started))
+
+
+def _since(started: float) -> float:
+    return time.perf_counter() - started
