@@ -51,7 +51,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
-__all__ = ["ScheduleBuilder", "list_schedule", "min_eft"]
+__all__ = ["ScheduleBuilder", "list_schedule", "min_eft", "ready_starts", "commit_start"]
 
 _INITIAL_GAP_SLOTS = 4
 
@@ -594,3 +594,37 @@ def list_schedule(
             push(heap, (neg[j], j))
     builder._keep_last = False
     return builder.to_schedule()
+
+
+def ready_starts(builder: ScheduleBuilder, task: int) -> np.ndarray:
+    """``(P,)`` earliest starts of a *ready* task, without re-checking its predecessors.
+
+    The fast path of :meth:`ScheduleBuilder.eft` for list schedulers that only
+    ask about tasks of their ready list (every predecessor placed); ``inf``
+    outside the task's affinity. Pair it with :func:`commit_start`.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> b = ScheduleBuilder(Problem.from_lists([[2, 3], [1, 1]], [(0, 1, 4)]))
+    >>> ready_starts(b, 0).tolist()
+    [0.0, 0.0]
+    """
+    return builder._earliest(task, builder._data_ready(task), builder._s.cost[task])
+
+
+def commit_start(builder: ScheduleBuilder, task: int, processor: int, start: float) -> list[int]:
+    """Place a ready task at a start taken from :func:`ready_starts`; return the tasks it readies.
+
+    Unlike :meth:`ScheduleBuilder.place`, nothing is re-checked: ``start``
+    must be the earliest start on ``processor`` computed since the last
+    placement (or any later start the timeline and partners leave free).
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> b = ScheduleBuilder(Problem.from_lists([[2, 3], [1, 1]], [(0, 1, 4)]))
+    >>> commit_start(b, 0, 1, float(ready_starts(b, 0)[1]))
+    [1]
+    """
+    return builder._commit(task, processor, float(start))

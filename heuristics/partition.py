@@ -400,7 +400,7 @@ def quotient_is_acyclic(labels, src, dst) -> bool:
     k = int(labels.max()) + 1 if len(labels) else 0
     succ: list[list[int]] = [[] for _ in range(k)]
     indeg = [0] * k
-    for x, y in (pairs.tolist() if len(pairs) else []):
+    for x, y in pairs.tolist() if len(pairs) else []:
         succ[x].append(y)
         indeg[y] += 1
     stack = [v for v in range(k) if indeg[v] == 0]

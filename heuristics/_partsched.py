@@ -1,0 +1,369 @@
+"""Shared machinery of bl-est, etf and their partition-based variants (Ozkaya et al. 2019).
+
+Two list-scheduling engines over :class:`heuristics.eft.ScheduleBuilder`, each
+able to schedule all tasks or only the tasks of one part, under a *policy*
+that restricts the processors a task may take:
+
+* :func:`run_bl` -- ready list by static priority (bottom level), each task to
+  the candidate processor of **earliest start time** (ties: least finish time,
+  i.e. least cost there, then lowest processor index);
+* :func:`run_etf` -- at every step the (ready task, candidate processor) pair
+  of **earliest start time** over all ready tasks (ties: higher priority, then
+  lower task index; then processor as in ``run_bl``).
+
+Policies (``None``: every allowed processor):
+
+* :class:`PartPolicy` -- *-Part: a task whose part already has a placed task
+  goes to that part's processor; ``busy=True`` -- *-Busy: a task of a part not
+  started yet avoids the *busy* processors (those holding a started,
+  unfinished part) unless all of its allowed processors are busy;
+* :class:`Pinned` -- the whole-part trial of *-Macro: every task on one
+  processor.
+
+When affinity forbids the processor a rule names, the task falls back to the
+plain rule over its allowed processors (the part keeps its processor).
+
+``run_etf`` is lazy: a heap holds, for every ready task, a lower bound of its
+earliest start over its candidate processors. Placing a task only makes the
+timelines busier (and blocks isolation partners), so earliest starts only
+grow: the popped task is re-evaluated and either taken (its bound is exact,
+so it is the true minimum) or pushed back with its new value. When a policy
+may *enlarge* candidate sets (a processor stops being busy), every ready task
+is re-keyed from its cached starts, still lower bounds. Each step therefore
+costs a few ``O(P)`` evaluations instead of a rescan of all ready tasks.
+
+:func:`macro` maps whole parts: ready parts by decreasing priority (the
+largest bottom level of their tasks); each part is scheduled tentatively on
+every processor with the inner engine and kept where its last task finishes
+earliest (ties: lowest processor index).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+from exactsched.schedule import Schedule
+from heuristics.eft import ScheduleBuilder, commit_start, ready_starts
+from heuristics.partition import partition_problem
+from heuristics.ranking import upward_rank
+
+__all__ = [
+    "PartPolicy",
+    "Pinned",
+    "run_bl",
+    "run_etf",
+    "macro",
+    "bottom_level",
+    "parts_for",
+    "schedule",
+]
+
+_INF = float("inf")
+
+
+class PartPolicy:
+    """Processor restriction of *-Part (``busy=False``) and *-Busy (``busy=True``).
+
+    Parameters
+    ----------
+    problem : Problem
+    labels : numpy.ndarray
+        ``(n,)`` part of every task.
+    busy : bool
+        Also keep new parts off busy processors (*-Busy).
+    """
+
+    def __init__(self, problem: Problem, labels: np.ndarray, *, busy: bool) -> None:
+        k = int(labels.max()) + 1 if len(labels) else 0
+        self.allowed = problem.allowed
+        self.part = labels.tolist()
+        self.proc = [-1] * k  # the processor of each started part
+        self.left = np.bincount(labels, minlength=k).tolist()  # unplaced tasks per part
+        self.busy = busy
+        self.n_busy = np.zeros(problem.n_processors, dtype=np.int64)  # started, unfinished parts
+        self.counted = [False] * k
+        self.one = np.eye(problem.n_processors, dtype=bool)
+
+    def candidates(self, task: int) -> np.ndarray | None:
+        """Mask of the processors ``task`` may take now (None: all it is allowed on)."""
+        q = self.proc[self.part[task]]
+        allowed = self.allowed[task]
+        if q >= 0 and allowed[q]:
+            return self.one[q]
+        if self.busy:
+            free = (self.n_busy == 0) & allowed
+            if free.any():
+                return free
+        return None
+
+    def placed(self, task: int, processor: int) -> bool:
+        """Record a placement; True when the busy set changed (candidate sets may grow)."""
+        k = self.part[task]
+        self.left[k] -= 1
+        changed = False
+        if self.proc[k] < 0:
+            self.proc[k] = processor
+            if self.busy and self.left[k] > 0:
+                self.n_busy[processor] += 1
+                self.counted[k] = True
+                changed = self.n_busy[processor] == 1
+        elif self.counted[k] and self.left[k] == 0:
+            q = self.proc[k]
+            self.n_busy[q] -= 1
+            self.counted[k] = False
+            changed = self.n_busy[q] == 0
+        return bool(changed)
+
+
+class Pinned:
+    """Every task on one processor (the *-Macro trial), or where allowed if not there."""
+
+    def __init__(self, problem: Problem, processor: int) -> None:
+        self.allowed = problem.allowed[:, processor]
+        self.mask = np.eye(problem.n_processors, dtype=bool)[processor]
+
+    def candidates(self, task: int) -> np.ndarray | None:
+        return self.mask if self.allowed[task] else None
+
+    def placed(self, task: int, processor: int) -> bool:
+        return False
+
+
+Policy = PartPolicy | Pinned | None
+
+
+def _choose(est: np.ndarray, cost: np.ndarray, mask: np.ndarray | None) -> tuple[int, float]:
+    """Candidate processor of least start, then least cost (= least finish), then index."""
+    e = est if mask is None else np.where(mask, est, _INF)
+    m = float(e.min())
+    tied = np.flatnonzero(e == m)
+    if len(tied) == 1:
+        return int(tied[0]), m
+    return int(tied[int(np.argmin(cost[tied]))]), m
+
+
+def _member(part_of: list[int] | None, part: int) -> Callable[[int], bool]:
+    if part_of is None:
+        return lambda j: True
+    return lambda j: part_of[j] == part
+
+
+def run_bl(
+    builder: ScheduleBuilder,
+    priority: np.ndarray,
+    policy: Policy = None,
+    initial: list[int] | None = None,
+    part_of: list[int] | None = None,
+    part: int = -1,
+) -> None:
+    """bl-est: highest priority ready task first (ties lowest index), earliest start.
+
+    Schedules every task readied from ``initial`` (default: the ready tasks of
+    ``builder``) that belongs to ``part`` (every task when ``part_of`` is None).
+    """
+    neg = (-np.asarray(priority, dtype=float)).tolist()
+    start = builder.ready_tasks().tolist() if initial is None else initial
+    heap = [(neg[t], t) for t in start]
+    heapq.heapify(heap)
+    cost = builder.problem.cost
+    member = _member(part_of, part)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        t = pop(heap)[1]
+        est = ready_starts(builder, t)
+        p, s = _choose(est, cost[t], None if policy is None else policy.candidates(t))
+        ready = commit_start(builder, t, p, s)
+        if policy is not None:
+            policy.placed(t, p)
+        for j in ready:
+            if member(j):
+                push(heap, (neg[j], j))
+
+
+def run_etf(
+    builder: ScheduleBuilder,
+    priority: np.ndarray,
+    policy: Policy = None,
+    initial: list[int] | None = None,
+    part_of: list[int] | None = None,
+    part: int = -1,
+) -> None:
+    """ETF: the ready (task, processor) pair of earliest start first (lazy heap).
+
+    Ties: larger ``priority``, then lower task index; the processor as in
+    :func:`run_bl`. Same scope arguments as :func:`run_bl`.
+    """
+    neg = (-np.asarray(priority, dtype=float)).tolist()
+    start = builder.ready_tasks().tolist() if initial is None else initial
+    cost = builder.problem.cost
+    member = _member(part_of, part)
+    cache: dict[int, np.ndarray] = {}  # ready task -> earliest starts when last computed
+    stamp: dict[int, int] = {}  # ... and the number of placements made then
+    version: dict[int, int] = {}
+    heap: list[tuple[float, float, int, int]] = []
+    placed = 0
+
+    def key(t: int, est: np.ndarray) -> float:
+        mask = None if policy is None else policy.candidates(t)
+        return float((est if mask is None else est[mask]).min())
+
+    def push_fresh(t: int) -> None:
+        est = ready_starts(builder, t)
+        cache[t], stamp[t] = est, placed
+        version[t] = version.get(t, 0) + 1
+        heapq.heappush(heap, (key(t, est), neg[t], t, version[t]))
+
+    for t in start:
+        push_fresh(t)
+    while heap:
+        k, _, t, ver = heapq.heappop(heap)
+        if ver != version[t] or t not in cache:
+            continue  # superseded entry
+        est = cache[t]
+        if stamp[t] != placed:
+            est = ready_starts(builder, t)
+            cache[t], stamp[t] = est, placed
+        mask = None if policy is None else policy.candidates(t)
+        p, s = _choose(est, cost[t], mask)
+        if s > k:  # the bound was loose: not necessarily the minimum any more
+            version[t] += 1
+            heapq.heappush(heap, (s, neg[t], t, version[t]))
+            continue
+        ready = commit_start(builder, t, p, s)
+        placed += 1
+        del cache[t]
+        if policy is not None and policy.placed(t, p):
+            # Candidate sets may have grown: re-key from the cached starts (lower bounds).
+            for u, cached in cache.items():
+                version[u] += 1
+                heapq.heappush(heap, (key(u, cached), neg[u], u, version[u]))
+        for j in ready:
+            if member(j):
+                push_fresh(j)
+
+
+def macro(
+    problem: Problem,
+    priority: np.ndarray,
+    labels: np.ndarray,
+    engine: Callable[..., None],
+    *,
+    insertion: bool = True,
+) -> Schedule:
+    """*-Macro: map whole parts, each on the processor where its last task finishes first.
+
+    Parts become ready when every part with an arc into them is mapped; the
+    ready part of largest priority (its tasks' largest ``priority``; ties
+    lowest part number) is scheduled tentatively with ``engine`` on a copy of
+    the schedule for every processor allowed for at least one of its tasks,
+    every task on that processor (or, if affinity forbids it, by the plain
+    rule), and the copy whose part finishes earliest is kept (ties: lowest
+    processor index).
+
+    Raises
+    ------
+    MethodError
+        If the partition's quotient graph has a cycle.
+    """
+    n = problem.n_tasks
+    builder = ScheduleBuilder(problem, insertion=insertion)
+    if n == 0:
+        return builder.to_schedule()
+    k = int(labels.max()) + 1
+    members = [np.flatnonzero(labels == x) for x in range(k)]
+    prio = np.full(k, -_INF)
+    np.maximum.at(prio, labels, np.asarray(priority, dtype=float))
+    a, b = labels[problem.arc_src], labels[problem.arc_dst]
+    internal = a == b
+    # Predecessors inside the own part: the part's first ready tasks have none.
+    inner_pred = np.bincount(problem.arc_dst[internal], minlength=n)
+    pairs = np.unique(np.stack([a[~internal], b[~internal]], axis=1), axis=0)
+    indeg = np.bincount(pairs[:, 1], minlength=k).tolist() if len(pairs) else [0] * k
+    succ: list[list[int]] = [[] for _ in range(k)]
+    for x, y in pairs.tolist():
+        succ[x].append(y)
+    heap = [(-float(prio[x]), x) for x in range(k) if indeg[x] == 0]
+    heapq.heapify(heap)
+    part_of = labels.tolist()
+    mapped = 0
+    while heap:
+        x = heapq.heappop(heap)[1]
+        mapped += 1
+        tasks = members[x]
+        if len(tasks):
+            initial = tasks[inner_pred[tasks] == 0].tolist()
+            best, best_finish = None, _INF
+            for q in np.flatnonzero(problem.allowed[tasks].any(axis=0)).tolist():
+                trial = builder.copy()
+                engine(trial, priority, Pinned(problem, q), initial, part_of, x)
+                finish = float(trial.finish[tasks].max())
+                if finish < best_finish:
+                    best, best_finish = trial, finish
+            builder = best
+        for y in succ[x]:
+            indeg[y] -= 1
+            if indeg[y] == 0:
+                heapq.heappush(heap, (-float(prio[y]), y))
+    if mapped < k:
+        raise MethodError("partition: the quotient graph has a cycle")
+    return builder.to_schedule()
+
+
+def bottom_level(problem: Problem, ranking: str) -> np.ndarray:
+    """The bottom level ``bl(i)`` of eq. (1) of [1]_ on the weighted DAG of ``ranking``.
+
+    ``bl`` is the upward rank: node weight plus the longest weighted path below.
+
+    References
+    ----------
+    .. [1] Ozkaya et al., IPDPS 2019, slide 8, eq. (1).
+    """
+    from heuristics.heft import check_ranking
+
+    check_ranking(ranking)
+    return upward_rank(problem, ranking)
+
+
+def parts_for(problem: Problem, alpha: int, epsilon: float) -> np.ndarray:
+    """``K = alpha * P`` acyclic parts of the tasks (:func:`partition_problem`).
+
+    Raises
+    ------
+    MethodError
+        If ``alpha`` is not a positive integer or ``epsilon`` is negative.
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, int | np.integer) or alpha < 1:
+        raise MethodError(f"alpha: must be a positive integer, not {alpha!r}")
+    if not isinstance(epsilon, int | float) or not 0 <= epsilon < _INF:
+        raise MethodError(f"epsilon: must be a finite number >= 0, not {epsilon!r}")
+    return partition_problem(problem, int(alpha) * problem.n_processors, epsilon=float(epsilon))
+
+
+def schedule(
+    problem: Problem,
+    *,
+    engine: str,
+    variant: str,
+    ranking: str,
+    insertion: bool,
+    alpha: int = 2,
+    epsilon: float = 0.1,
+) -> Schedule:
+    """Run ``engine`` ("bl" or "etf") in ``variant`` ("plain", "part", "busy", "macro")."""
+    priority = bottom_level(problem, ranking)
+    run = run_bl if engine == "bl" else run_etf
+    if variant == "plain":
+        builder = ScheduleBuilder(problem, insertion=bool(insertion))
+        run(builder, priority)
+        return builder.to_schedule()
+    labels = parts_for(problem, alpha, epsilon)
+    if variant == "macro":
+        return macro(problem, priority, labels, run, insertion=bool(insertion))
+    builder = ScheduleBuilder(problem, insertion=bool(insertion))
+    run(builder, priority, PartPolicy(problem, labels, busy=variant == "busy"))
+    return builder.to_schedule()
