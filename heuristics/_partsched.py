@@ -48,7 +48,13 @@ import numpy as np
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
-from heuristics.eft import ScheduleBuilder, commit_start, ready_starts
+from heuristics.eft import (
+    ScheduleBuilder,
+    column_starts,
+    commit_start,
+    ready_starts,
+    start_on,
+)
 from heuristics.partition import partition_problem
 from heuristics.ranking import upward_rank
 
@@ -81,25 +87,41 @@ class PartPolicy:
     def __init__(self, problem: Problem, labels: np.ndarray, *, busy: bool) -> None:
         k = int(labels.max()) + 1 if len(labels) else 0
         self.allowed = problem.allowed
-        self.part = labels.tolist()
-        self.proc = [-1] * k  # the processor of each started part
-        self.left = np.bincount(labels, minlength=k).tolist()  # unplaced tasks per part
+        self.labels = np.asarray(labels, dtype=np.int64)
+        self.part = self.labels.tolist()
+        self.proc = np.full(k, -1, dtype=np.int64)  # the processor of each started part
+        self.left = np.bincount(self.labels, minlength=k).tolist()  # unplaced tasks per part
         self.busy = busy
         self.n_busy = np.zeros(problem.n_processors, dtype=np.int64)  # started, unfinished parts
         self.counted = [False] * k
-        self.one = np.eye(problem.n_processors, dtype=bool)
 
-    def candidates(self, task: int) -> np.ndarray | None:
-        """Mask of the processors ``task`` may take now (None: all it is allowed on)."""
-        q = self.proc[self.part[task]]
+    def candidates(self, task: int) -> int | np.ndarray | None:
+        """The processor (int) or mask of processors ``task`` may take now (None: all allowed)."""
+        q = int(self.proc[self.part[task]])
         allowed = self.allowed[task]
         if q >= 0 and allowed[q]:
-            return self.one[q]
+            return q
         if self.busy:
             free = (self.n_busy == 0) & allowed
             if free.any():
                 return free
         return None
+
+    def masks(self, tasks: np.ndarray) -> np.ndarray:
+        """``(m, P)`` candidate masks of many tasks at once (as :meth:`candidates`)."""
+        allowed = self.allowed[tasks]
+        q = self.proc[self.labels[tasks]]
+        rows = np.arange(len(tasks))
+        pinned = (q >= 0) & allowed[rows, np.maximum(q, 0)]
+        out = allowed.copy()
+        if self.busy:
+            free = allowed & (self.n_busy == 0)[None, :]
+            use = free.any(axis=1)
+            out[use] = free[use]
+        if pinned.any():
+            out[pinned] = False
+            out[rows[pinned], q[pinned]] = True
+        return out
 
     def placed(self, task: int, processor: int) -> bool:
         """Record a placement; True when the busy set changed (candidate sets may grow)."""
@@ -124,11 +146,19 @@ class Pinned:
     """Every task on one processor (the *-Macro trial), or where allowed if not there."""
 
     def __init__(self, problem: Problem, processor: int) -> None:
-        self.allowed = problem.allowed[:, processor]
-        self.mask = np.eye(problem.n_processors, dtype=bool)[processor]
+        self.allowed = problem.allowed
+        self.q = processor
 
-    def candidates(self, task: int) -> np.ndarray | None:
-        return self.mask if self.allowed[task] else None
+    def candidates(self, task: int) -> int | None:
+        return self.q if self.allowed[task, self.q] else None
+
+    def masks(self, tasks: np.ndarray) -> np.ndarray:
+        allowed = self.allowed[tasks]
+        out = allowed.copy()
+        here = allowed[:, self.q]
+        out[here] = False
+        out[here, self.q] = True
+        return out
 
     def placed(self, task: int, processor: int) -> bool:
         return False
@@ -175,14 +205,89 @@ def run_bl(
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         t = pop(heap)[1]
-        est = ready_starts(builder, t)
-        p, s = _choose(est, cost[t], None if policy is None else policy.candidates(t))
+        cand = None if policy is None else policy.candidates(t)
+        if isinstance(cand, int):
+            p, s = cand, start_on(builder, t, cand)  # one processor: O(in-degree), not O(P)
+        else:
+            p, s = _choose(ready_starts(builder, t), cost[t], cand)
         ready = commit_start(builder, t, p, s)
         if policy is not None:
             policy.placed(t, p)
         for j in ready:
             if member(j):
                 push(heap, (neg[j], j))
+
+
+class _ReadyTable:
+    """Earliest starts ``E[r, q]`` of every ready task ``tasks[r]`` on every processor.
+
+    Data-ready times ``D`` never change once a task is ready; a placement on
+    processor ``p`` changes column ``p`` only (recomputed for all rows in one
+    vectorised pass), except for tasks with isolation partners, whose rows are
+    recomputed whole after every placement.
+    """
+
+    def __init__(self, builder: ScheduleBuilder, priority: np.ndarray) -> None:
+        problem = builder.problem
+        self.b = builder
+        self.prio = np.asarray(priority, dtype=float)
+        self.has_iso = np.diff(problem.iso_ptr) > 0
+        n_procs = problem.n_processors
+        cap = 64
+        self.tasks = np.zeros(cap, dtype=np.int64)
+        self.D = np.zeros((cap, n_procs))
+        self.E = np.zeros((cap, n_procs))
+        self.size = 0
+        self.row: dict[int, int] = {}
+
+    def add(self, t: int) -> None:
+        if self.size == len(self.tasks):
+            grow = len(self.tasks)
+            self.tasks = np.concatenate([self.tasks, np.zeros(grow, dtype=np.int64)])
+            self.D = np.concatenate([self.D, np.zeros_like(self.D)])
+            self.E = np.concatenate([self.E, np.zeros_like(self.E)])
+        r = self.size
+        self.tasks[r] = t
+        self.D[r] = self.b.data_ready(t)
+        self.E[r] = self.b.earliest_start(t, self.D[r])
+        self.row[t] = r
+        self.size += 1
+
+    def remove(self, t: int) -> None:
+        r = self.row.pop(t)
+        last = self.size - 1
+        if r != last:
+            u = int(self.tasks[last])
+            self.tasks[r], self.D[r], self.E[r] = u, self.D[last], self.E[last]
+            self.row[u] = r
+        self.size = last
+
+    def update(self, p: int) -> None:
+        """Refresh after a placement on processor ``p``."""
+        m = self.size
+        if not m:
+            return
+        tasks = self.tasks[:m]
+        self.E[:m, p] = column_starts(self.b, tasks, self.D[:m, p], p)
+        for r in np.flatnonzero(self.has_iso[tasks]).tolist():
+            self.E[r] = self.b.earliest_start(int(tasks[r]), self.D[r])
+
+    def best(self, policy: Policy) -> tuple[int, int, float]:
+        """The (task, processor, start) of least start; ties as documented in :func:`run_etf`."""
+        m = self.size
+        tasks = self.tasks[:m]
+        e = self.E[:m] if policy is None else np.where(policy.masks(tasks), self.E[:m], _INF)
+        rowmin = e.min(axis=1)
+        s = float(rowmin.min())
+        rows = np.flatnonzero(rowmin == s)
+        if len(rows) > 1:
+            # Larger priority first, then lower task index.
+            rows = rows[np.lexsort((tasks[rows], -self.prio[tasks[rows]]))]
+        r = int(rows[0])
+        t = int(tasks[r])
+        tied = np.flatnonzero(e[r] == s)
+        p = int(tied[0]) if len(tied) == 1 else int(tied[np.argmin(self.b.problem.cost[t, tied])])
+        return t, p, s
 
 
 def run_etf(
@@ -193,58 +298,29 @@ def run_etf(
     part_of: list[int] | None = None,
     part: int = -1,
 ) -> None:
-    """ETF: the ready (task, processor) pair of earliest start first (lazy heap).
+    """ETF: the ready (task, processor) pair of earliest start first.
 
     Ties: larger ``priority``, then lower task index; the processor as in
-    :func:`run_bl`. Same scope arguments as :func:`run_bl`.
+    :func:`run_bl`. Same scope arguments as :func:`run_bl`. Each step costs
+    one vectorised pass over the ready tasks on the processor just used and
+    one ``O(R P)`` minimum (``R`` ready tasks), instead of a rescan of every
+    ready task on every processor with the engine.
     """
-    neg = (-np.asarray(priority, dtype=float)).tolist()
     start = builder.ready_tasks().tolist() if initial is None else initial
-    cost = builder.problem.cost
     member = _member(part_of, part)
-    cache: dict[int, np.ndarray] = {}  # ready task -> earliest starts when last computed
-    stamp: dict[int, int] = {}  # ... and the number of placements made then
-    version: dict[int, int] = {}
-    heap: list[tuple[float, float, int, int]] = []
-    placed = 0
-
-    def key(t: int, est: np.ndarray) -> float:
-        mask = None if policy is None else policy.candidates(t)
-        return float((est if mask is None else est[mask]).min())
-
-    def push_fresh(t: int) -> None:
-        est = ready_starts(builder, t)
-        cache[t], stamp[t] = est, placed
-        version[t] = version.get(t, 0) + 1
-        heapq.heappush(heap, (key(t, est), neg[t], t, version[t]))
-
+    table = _ReadyTable(builder, priority)
     for t in start:
-        push_fresh(t)
-    while heap:
-        k, _, t, ver = heapq.heappop(heap)
-        if ver != version[t] or t not in cache:
-            continue  # superseded entry
-        est = cache[t]
-        if stamp[t] != placed:
-            est = ready_starts(builder, t)
-            cache[t], stamp[t] = est, placed
-        mask = None if policy is None else policy.candidates(t)
-        p, s = _choose(est, cost[t], mask)
-        if s > k:  # the bound was loose: not necessarily the minimum any more
-            version[t] += 1
-            heapq.heappush(heap, (s, neg[t], t, version[t]))
-            continue
+        table.add(t)
+    while table.size:
+        t, p, s = table.best(policy)
         ready = commit_start(builder, t, p, s)
-        placed += 1
-        del cache[t]
-        if policy is not None and policy.placed(t, p):
-            # Candidate sets may have grown: re-key from the cached starts (lower bounds).
-            for u, cached in cache.items():
-                version[u] += 1
-                heapq.heappush(heap, (key(u, cached), neg[u], u, version[u]))
+        if policy is not None:
+            policy.placed(t, p)
+        table.remove(t)
+        table.update(p)
         for j in ready:
             if member(j):
-                push_fresh(j)
+                table.add(j)
 
 
 def macro(
