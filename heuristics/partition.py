@@ -175,6 +175,7 @@ def _refine(
     succw: list[list[float]],
     src: np.ndarray,
     dst: np.ndarray,
+    aw: np.ndarray,
     cap: float,
     passes: int,
 ) -> np.ndarray:
@@ -183,10 +184,29 @@ def _refine(
     wl = nw.tolist()
     weight = np.bincount(labels, weights=nw, minlength=k).tolist()
     count = np.bincount(labels, minlength=k).tolist()
+    n = len(part)
     for _ in range(passes):
+        # Vectorised pre-filter: only a move to lo(v) = max part(pred v) or to
+        # hi(v) = min part(succ v) can have a gain >= 0 (other parts in between
+        # hold no neighbour of v), so keep the nodes where one of them might.
+        # The loop below re-evaluates them exactly, as earlier moves of the
+        # same pass may have changed their neighbourhood.
         lab = np.asarray(part, dtype=np.int64)
-        cut = lab[src] != lab[dst]
-        boundary = np.unique(np.concatenate([src[cut], dst[cut]])).tolist()
+        ps, pd = lab[src], lab[dst]
+        lo = np.zeros(n, dtype=np.int64)
+        np.maximum.at(lo, dst, ps)
+        hi = np.full(n, k - 1, dtype=np.int64)
+        np.minimum.at(hi, src, pd)
+        same = ps == pd
+        own = np.bincount(src[same], aw[same], minlength=n) + np.bincount(
+            dst[same], aw[same], minlength=n
+        )
+        into = ~same & (ps == lo[dst])
+        to_lo = np.bincount(dst[into], aw[into], minlength=n)
+        out = ~same & (pd == hi[src])
+        to_hi = np.bincount(src[out], aw[out], minlength=n)
+        maybe = ((lo < lab) & (to_lo >= own)) | ((hi > lab) & (to_hi >= own))
+        boundary = np.flatnonzero(maybe).tolist()
         moved = 0
         for v in boundary:
             a = part[v]
@@ -310,7 +330,7 @@ def acyclic_partition(
         order = _topological(n, succ, indeg, depth_first)
         labels = _split(order, bal, k)
         if refine and k > 1:
-            labels = _refine(labels, k, bal, pred, predw, succ, succw, src, dst, cap, passes)
+            labels = _refine(labels, k, bal, pred, predw, succ, succw, src, dst, aw, cap, passes)
         cut = edge_cut(labels, src, dst, aw)
         if cut < best_cut:
             best, best_cut = labels, cut
