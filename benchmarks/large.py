@@ -67,9 +67,10 @@ def main(argv: list[str] | None = None) -> None:
         src, dst, unit = problem.arc_src, problem.arc_dst, problem.arc_unit
         base = topological_split(problem.n_tasks, src, dst, k, node_weight=problem.mean_cost())
         weights = part_weights(labels, k, problem.mean_cost())
+        cut, cut_w = edge_cut(labels, src, dst), edge_cut(labels, src, dst, unit)
         print(
             f"partitioner, K = {k}: {cpu:.2f} s CPU, {wall:.2f} s wall; "
-            f"cut {edge_cut(labels, src, dst):.0f} arcs (weight {edge_cut(labels, src, dst, unit):.0f}) "
+            f"cut {cut:.0f} arcs (weight {cut_w:.0f}) "
             f"vs topological split {edge_cut(base, src, dst):.0f} "
             f"(weight {edge_cut(base, src, dst, unit):.0f}); "
             f"heaviest part {weights.max() / weights.mean():.3f} x mean"
