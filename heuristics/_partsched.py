@@ -23,14 +23,14 @@ Policies (``None``: every allowed processor):
 When affinity forbids the processor a rule names, the task falls back to the
 plain rule over its allowed processors (the part keeps its processor).
 
-``run_etf`` is lazy: a heap holds, for every ready task, a lower bound of its
-earliest start over its candidate processors. Placing a task only makes the
-timelines busier (and blocks isolation partners), so earliest starts only
-grow: the popped task is re-evaluated and either taken (its bound is exact,
-so it is the true minimum) or pushed back with its new value. When a policy
-may *enlarge* candidate sets (a processor stops being busy), every ready task
-is re-keyed from its cached starts, still lower bounds. Each step therefore
-costs a few ``O(P)`` evaluations instead of a rescan of all ready tasks.
+``run_etf`` keeps a table ``E[r, q]`` of the earliest start of every ready
+task on every processor. A task's data-ready times never change once it is
+ready, and a placement on processor ``p`` changes only column ``p`` (its
+timeline) -- recomputed for all ready tasks in one vectorised pass of
+:func:`heuristics.eft.column_starts` -- plus the rows of tasks with isolation
+partners, recomputed whole. The next pair is one masked minimum over the table
+(policy masks built vectorised). A step costs ``O(R (P + G))`` numpy work for
+``R`` ready tasks and ``G`` idle gaps, not ``R`` calls of the engine.
 
 :func:`macro` maps whole parts: ready parts by decreasing priority (the
 largest bottom level of their tasks); each part is scheduled tentatively on

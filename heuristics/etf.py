@@ -24,11 +24,13 @@ without data. Communication never occupies a processor.
 
 Speed
 -----
-Not the ``O(n^2 P)`` rescan of every ready task at every step: a lazy heap
-keeps a lower bound of every ready task's earliest start; since placements
-only delay other tasks, the popped task is re-evaluated (one ``O(P)``
-vectorised call) and either placed -- its bound is exact, so it is the true
-minimum -- or pushed back (see :mod:`heuristics._partsched`).
+Not the ``O(n^2 P)`` rescan of every ready task with the engine at every
+step: a table holds the earliest start of every ready task on every processor;
+a placement on processor ``p`` only changes column ``p`` (and the rows of
+isolation partners), which is recomputed for all ready tasks in one vectorised
+pass, and the next pair is one minimum over the table (see
+:mod:`heuristics._partsched`). Tests check the result equal to the plain
+re-implementation.
 
 References
 ----------

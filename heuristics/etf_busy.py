@@ -14,7 +14,7 @@ of [1]_.)
 
 The inner list scheduler is etf (:mod:`heuristics.etf`): the ready (task,
 processor) pair of earliest start first (ties larger bottom level, lower task
-index; then least cost, lowest processor index), with the lazy heap of
+index; then least cost, lowest processor index), with the ready table of
 :mod:`heuristics.etf`.
 
 Heterogeneous, networked model
