@@ -717,4 +717,21 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
         ready = float(
             (builder.finish[src] + s.in_unit[a:b] * s.hops[builder.proc[src], processor]).max()
         )
-    return float(column_starts(builder, np.array([task]), np.array([ready]), processor)[0])
+    if not s.allowed[task, processor]:
+        return float("inf")
+    # column_starts for one task, in scalars (this is the hot path of pinned tasks).
+    d = float(s.cost[task, processor])
+    if builder.insertion and d == 0:
+        return ready
+    est = max(float(builder._avail[processor]), ready)
+    if (
+        builder.insertion
+        and builder._max_len[processor] >= d
+        and builder._last_end[processor] - d >= ready
+    ):
+        k = int(builder._n_gaps[processor])
+        begin = np.maximum(builder._gs[processor, :k], ready)
+        fits = begin + d <= builder._ge[processor, :k]
+        if fits.any():
+            est = min(est, float(begin[fits].min()))
+    return est

@@ -213,3 +213,67 @@ def test_pinned_affinity_falls_back(name):
 def test_bad_options(name, option, value, match):
     with pytest.raises(MethodError, match=match):
         solve(Problem.from_lists([1, 1], n_processors=2), name, **{option: value})
+
+
+def _reference_bl_part(problem, labels, busy):
+    """bl-est-Part / -Busy written out with the public engine (see tests/test_etf.py)."""
+    from test_etf import _candidates
+
+    prio = bottom_level(problem, "mean")
+    b = ScheduleBuilder(problem)
+    part_proc: dict[int, int] = {}
+    left = np.bincount(labels).tolist()
+    busy_parts: set[int] = set()
+    while True:
+        ready = b.ready_tasks()
+        if not len(ready):
+            return b.to_schedule()
+        t = int(ready[np.lexsort((ready, -prio[ready]))][0])
+        est, _ = b.eft(t)
+        e = np.where(_candidates(problem, t, labels, part_proc, busy_parts, busy), est, np.inf)
+        tied = np.flatnonzero(e == e.min())
+        q = int(tied[np.argmin(problem.cost[t, tied])])
+        b.place(t, q)
+        k = int(labels[t])
+        left[k] -= 1
+        if k not in part_proc:
+            part_proc[k] = q
+            if left[k] > 0:
+                busy_parts.add(k)
+        if left[k] == 0:
+            busy_parts.discard(k)
+
+
+@pytest.mark.parametrize("busy", [False, True])
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_bl_part_and_busy_match_plain_rules(topology, busy):
+    from heuristics.partition import partition_problem
+
+    for seed in range(2):
+        p = random_instance(
+            30, 4, topology=topology, n_isolation=4, n_order=3, affinity=0.2, seed=seed
+        )
+        labels = partition_problem(p, 8)
+        assert _run(p, labels, "busy" if busy else "part") == _reference_bl_part(p, labels, busy)
+
+
+@pytest.mark.parametrize("insertion", [True, False])
+def test_start_on_equals_the_engine(insertion):
+    from heuristics.eft import commit_start, ready_starts, start_on
+
+    p = random_instance(
+        80, 4, topology="mesh", n_isolation=6, affinity=0.3, integral=False, seed=1
+    )
+    zero = Problem.from_lists([[0, 0], [0, 1], [1, 0], [2, 2]], [(0, 1, 2), (0, 2, 0)])
+    for problem in (p, zero):
+        b = ScheduleBuilder(problem, insertion=insertion)
+        rng = np.random.default_rng(0)
+        while len(ready := b.ready_tasks()):
+            for t in ready.tolist():
+                est = ready_starts(b, t)
+                for q in range(problem.n_processors):
+                    assert start_on(b, t, q) == est[q]
+            t = int(rng.choice(ready))
+            est = ready_starts(b, t)
+            q = int(rng.choice(np.flatnonzero(np.isfinite(est))))
+            commit_start(b, t, q, est[q])
