@@ -237,6 +237,7 @@ class _ReadyTable:
         self.tasks = np.zeros(cap, dtype=np.int64)
         self.D = np.zeros((cap, n_procs))
         self.E = np.zeros((cap, n_procs))
+        self.rowmin = np.zeros(cap)  # E.min(axis=1), kept up to date
         self.size = 0
         self.row: dict[int, int] = {}
 
@@ -246,10 +247,12 @@ class _ReadyTable:
             self.tasks = np.concatenate([self.tasks, np.zeros(grow, dtype=np.int64)])
             self.D = np.concatenate([self.D, np.zeros_like(self.D)])
             self.E = np.concatenate([self.E, np.zeros_like(self.E)])
+            self.rowmin = np.concatenate([self.rowmin, np.zeros_like(self.rowmin)])
         r = self.size
         self.tasks[r] = t
         self.D[r] = self.b.data_ready(t)
         self.E[r] = self.b.earliest_start(t, self.D[r])
+        self.rowmin[r] = self.E[r].min()
         self.row[t] = r
         self.size += 1
 
@@ -259,6 +262,7 @@ class _ReadyTable:
         if r != last:
             u = int(self.tasks[last])
             self.tasks[r], self.D[r], self.E[r] = u, self.D[last], self.E[last]
+            self.rowmin[r] = self.rowmin[last]
             self.row[u] = r
         self.size = last
 
@@ -268,21 +272,33 @@ class _ReadyTable:
         if not m:
             return
         tasks = self.tasks[:m]
-        self.E[:m, p] = column_starts(self.b, tasks, self.D[:m, p], p)
+        old = self.E[:m, p].copy()
+        new = column_starts(self.b, tasks, self.D[:m, p], p)
+        self.E[:m, p] = new
+        # Starts only grow: a row minimum moves only where it sat in column p.
+        moved = np.flatnonzero((new != old) & (old == self.rowmin[:m]))
+        if len(moved):
+            self.rowmin[moved] = self.E[moved].min(axis=1)
         for r in np.flatnonzero(self.has_iso[tasks]).tolist():
             self.E[r] = self.b.earliest_start(int(tasks[r]), self.D[r])
+            self.rowmin[r] = self.E[r].min()
 
     def best(self, policy: Policy) -> tuple[int, int, float]:
         """The (task, processor, start) of least start; ties as documented in :func:`run_etf`."""
         m = self.size
         tasks = self.tasks[:m]
-        e = self.E[:m] if policy is None else np.where(policy.masks(tasks), self.E[:m], _INF)
-        rowmin = e.min(axis=1)
+        if policy is None:
+            e, rowmin = self.E[:m], self.rowmin[:m]
+        else:
+            e = np.where(policy.masks(tasks), self.E[:m], _INF)
+            rowmin = e.min(axis=1)
         s = float(rowmin.min())
         rows = np.flatnonzero(rowmin == s)
         if len(rows) > 1:
-            # Larger priority first, then lower task index.
-            rows = rows[np.lexsort((tasks[rows], -self.prio[tasks[rows]]))]
+            # Larger priority first, then lower task index (no sort: ties can be many).
+            pr = self.prio[tasks[rows]]
+            rows = rows[pr == pr.max()]
+            rows = rows[np.argmin(tasks[rows], keepdims=True)]
         r = int(rows[0])
         t = int(tasks[r])
         tied = np.flatnonzero(e[r] == s)

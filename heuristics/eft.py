@@ -680,8 +680,13 @@ def column_starts(
         if k and builder._max_len[processor] >= d.min():
             gs = builder._gs[processor, :k]
             ge = builder._ge[processor, :k]
-            step = max(1, 2_000_000 // k)
-            for lo in range(0, len(tasks), step):
+            # Only gaps long enough for the shortest task and ending late enough
+            # for the earliest ready time can hold any of them.
+            useful = (ge - gs >= d.min()) & (ge - d.min() >= ready.min())
+            gs, ge = gs[useful], ge[useful]
+            k = len(gs)
+            step = max(1, 2_000_000 // max(k, 1))
+            for lo in range(0, len(tasks) if k else 0, step):
                 r, dd = ready[lo : lo + step], d[lo : lo + step]
                 begin = np.maximum(gs[None, :], r[:, None])
                 begin[begin + dd[:, None] > ge[None, :]] = np.inf
