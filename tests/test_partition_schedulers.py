@@ -98,6 +98,26 @@ def test_slides_9_12_14_bl_est_vs_part_vs_busy():
     assert (plain.makespan, part.makespan, busy.makespan) == (6.5, 6, 5.5)
 
 
+@pytest.mark.parametrize("x", [2.0, 10.0, 100.0])
+def test_slides_9_12_bl_est_arbitrarily_worse(x):
+    """bl-est "can be arbitrarily worse" (slide 9); bl-est-Part is not (slide 12).
+
+    Reconstructed from the slides' "2 + X" pattern, not their picture: v1 and
+    v2 both send X to v3, v3 sends 0.5 to v4; parts {v1, v2, v3} and {v4}.
+    bl-est puts v2 on the idle p1 at 0 (earliest start), so v3 waits for X
+    whichever processor it takes: v3 [1 + X, 2 + X], v4 [2 + X, 3 + X].
+    bl-est-Part keeps v2 and v3 with v1 on p0 (v1 [0,1], v2 [1,2], v3
+    [2,3]); v4 starts its part on p0 at 3 (p1 only at 3.5): makespan 4.
+    """
+    p = Problem.from_lists([1] * 4, [(0, 2, x), (1, 2, x), (2, 3, 0.5)], n_processors=2)
+    labels = np.array([0, 0, 0, 1])
+    plain, part = _run(p, labels, "plain"), _run(p, labels, "part")
+    assert validate(p, plain) == [] and validate(p, part) == []
+    assert plain["t1"].processor == "p1" and plain["t2"].start == 1 + x
+    assert plain.makespan == 3 + x
+    assert _placements(part) == {f"t{i}": ("p0", i, i + 1) for i in range(4)}
+
+
 # v1 -> v2 (0.5), v2 -> v4 (1.5), v2 -> v6 (3), v3 -> v5 (3), v4 -> v5 (1), v5 -> v6 (2);
 # parts A = {v1, v2}, B = {v3, v4}, C = {v5, v6}.
 EXAMPLE_MACRO = [(0, 1, 0.5), (1, 3, 1.5), (1, 5, 3), (2, 4, 3), (3, 4, 1), (4, 5, 2)]
