@@ -324,6 +324,9 @@ def run_etf(
     """
     start = builder.ready_tasks().tolist() if initial is None else initial
     member = _member(part_of, part)
+    if isinstance(policy, Pinned):
+        _run_etf_pinned(builder, priority, policy, start, member)
+        return
     table = _ReadyTable(builder, priority)
     for t in start:
         table.add(t)
@@ -337,6 +340,58 @@ def run_etf(
         for j in ready:
             if member(j):
                 table.add(j)
+
+
+def _run_etf_pinned(
+    builder: ScheduleBuilder,
+    priority: np.ndarray,
+    policy: Pinned,
+    start: list[int],
+    member: Callable[[int], bool],
+) -> None:
+    """:func:`run_etf` under :class:`Pinned` (a *-Macro trial): scalar starts on one processor.
+
+    The same choice as the table (least start, larger priority, lower index;
+    a task the processor may not run takes its best allowed processor), with
+    one :func:`heuristics.eft.start_on` per ready task and step: the ready
+    tasks of one part are few, and the table's ``O(P)`` rows would dominate.
+    """
+    prio = np.asarray(priority, dtype=float)
+    cost = builder.problem.cost
+    q = policy.q
+    here = policy.allowed[:, q]
+    has_iso = np.diff(builder.problem.iso_ptr) > 0
+    tasks: list[int] = []
+    ready_q: list[float] = []  # data-ready time on q, fixed once a task is ready
+
+    def add(t: int) -> None:
+        tasks.append(t)
+        ready_q.append(float(builder.data_ready(t)[q]) if here[t] else 0.0)
+
+    for t in start:
+        add(t)
+    while tasks:
+        arr = np.asarray(tasks, dtype=np.int64)
+        # Starts on q of every ready task in one pass; partners and strangers apart.
+        est = column_starts(builder, arr, np.asarray(ready_q), q)
+        where = np.full(len(arr), q, dtype=np.int64)
+        for r in np.flatnonzero(~here[arr] | has_iso[arr]).tolist():
+            t = int(arr[r])
+            if here[t]:
+                est[r] = start_on(builder, t, q)
+            else:
+                where[r], est[r] = _choose(ready_starts(builder, t), cost[t], None)
+        rows = np.flatnonzero(est == est.min())
+        if len(rows) > 1:
+            pr = prio[arr[rows]]
+            rows = rows[pr == pr.max()]
+            rows = rows[np.argmin(arr[rows], keepdims=True)]
+        r = int(rows[0])
+        t = tasks.pop(r)
+        ready_q.pop(r)
+        for j in commit_start(builder, t, int(where[r]), float(est[r])):
+            if member(j):
+                add(j)
 
 
 def macro(

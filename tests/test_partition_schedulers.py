@@ -297,3 +297,34 @@ def test_start_on_equals_the_engine(insertion):
             est = ready_starts(b, t)
             q = int(rng.choice(np.flatnonzero(np.isfinite(est))))
             commit_start(b, t, q, est[q])
+
+
+@pytest.mark.parametrize("topology", ["mesh", "accelerated-node", "matrix"])
+def test_etf_macro_trial_path_equals_the_table(topology):
+    # etf-Macro trials take a one-processor shortcut; the general ready table
+    # under the same Pinned policy must give the same schedule.
+    import heuristics._partsched as ps
+
+    def table_etf(b, prio, policy=None, initial=None, part_of=None, part=-1):
+        member = ps._member(part_of, part)
+        table = ps._ReadyTable(b, prio)
+        for t in initial:
+            table.add(t)
+        while table.size:
+            t, q, s = table.best(policy)
+            ready = ps.commit_start(b, t, q, s)
+            table.remove(t)
+            table.update(q)
+            for j in ready:
+                if member(j):
+                    table.add(j)
+
+    for seed in range(3):
+        p = random_instance(
+            40, 4, topology=topology, n_isolation=5, n_order=3, affinity=0.3, seed=seed
+        )
+        labels = ps.parts_for(p, 2, 0.1)
+        prio = bottom_level(p, "mean")
+        fast = macro(p, prio, labels, run_etf)
+        assert validate(p, fast) == []
+        assert fast == macro(p, prio, labels, table_etf)
