@@ -42,19 +42,22 @@ def test_earliest_start_not_earliest_finish():
     # finish 4): bl-est chooses by start time, HEFT would take p1.
     p = Problem.from_lists([[2, 2], [3, 1], [1, 1]], [(0, 1, 1), (0, 2, 1)])
     s = bl_est(p)
+    assert validate(p, s) == []
     assert (s["t1"].processor, s["t1"].start, s["t1"].finish) == ("p0", 2, 5)
     assert solve(p, "heft").schedule["t1"].processor == "p1"
 
 
 def test_equal_starts_go_to_least_cost_then_lowest_index():
     p = Problem.from_lists([[3, 2, 2, 5]])
-    assert bl_est(p)["t0"].processor == "p1"
+    s = bl_est(p)
+    assert validate(p, s) == [] and s["t0"].processor == "p1"
 
 
 def test_priority_is_the_bottom_level():
     # Two independent chains on one processor: the longer weighted path goes first.
     p = Problem.from_lists([1, 1, 1, 5], [(0, 1, 0), (2, 3, 0)], n_processors=1)
     s = bl_est(p)
+    assert validate(p, s) == []
     assert s["t2"].start == 0 and s["t3"].start == 1
 
 

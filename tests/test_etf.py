@@ -102,6 +102,7 @@ def test_earliest_start_beats_bottom_level():
     # t2 is independent and starts at 0 on p1.
     p = Problem.from_lists([[4, 4], [5, 5], [1, 1]], [(0, 1, 0)])
     s = etf(p)
+    assert validate(p, s) == []
     assert (s["t0"].processor, s["t0"].start) == ("p0", 0)
     assert (s["t2"].processor, s["t2"].start) == ("p1", 0)
     assert (s["t1"].processor, s["t1"].start) == ("p0", 4)
@@ -111,12 +112,14 @@ def test_ties_go_to_larger_bottom_level_then_lower_index():
     # Three independent tasks on one processor, all ready at 0.
     p = Problem.from_lists([2, 3, 3], n_processors=1)
     s = etf(p)
+    assert validate(p, s) == []
     assert [s[t].start for t in ("t1", "t2", "t0")] == [0, 3, 6]
 
 
 def test_processor_tie_goes_to_least_cost():
     p = Problem.from_lists([[3, 1, 1]])
-    assert etf(p)["t0"].processor == "p1"
+    s = etf(p)
+    assert validate(p, s) == [] and s["t0"].processor == "p1"
 
 
 @pytest.mark.parametrize("topology", TOPOLOGIES)

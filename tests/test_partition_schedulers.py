@@ -188,6 +188,7 @@ def test_busy_starts_new_parts_on_idle_processors():
     p = Problem.from_lists([1] * 6, [(0, 1, 1), (2, 3, 1), (4, 5, 1)], n_processors=3)
     labels = np.array([0, 0, 1, 1, 2, 2])
     s = _run(p, labels, "busy")
+    assert validate(p, s) == []
     assert len({s[t].processor for t in ("t0", "t2", "t4")}) == 3
     assert s.makespan == 2
 
@@ -274,7 +275,9 @@ def test_bl_part_and_busy_match_plain_rules(topology, busy):
             30, 4, topology=topology, n_isolation=4, n_order=3, affinity=0.2, seed=seed
         )
         labels = partition_problem(p, 8)
-        assert _run(p, labels, "busy" if busy else "part") == _reference_bl_part(p, labels, busy)
+        s = _run(p, labels, "busy" if busy else "part")
+        assert validate(p, s) == []
+        assert s == _reference_bl_part(p, labels, busy)
 
 
 @pytest.mark.parametrize("insertion", [True, False])
