@@ -123,23 +123,18 @@ class PartPolicy:
             out[rows[pinned], q[pinned]] = True
         return out
 
-    def placed(self, task: int, processor: int) -> bool:
-        """Record a placement; True when the busy set changed (candidate sets may grow)."""
+    def placed(self, task: int, processor: int) -> None:
+        """Record a placement (a part starts, or finishes and frees its processor)."""
         k = self.part[task]
         self.left[k] -= 1
-        changed = False
         if self.proc[k] < 0:
             self.proc[k] = processor
             if self.busy and self.left[k] > 0:
                 self.n_busy[processor] += 1
                 self.counted[k] = True
-                changed = self.n_busy[processor] == 1
         elif self.counted[k] and self.left[k] == 0:
-            q = self.proc[k]
-            self.n_busy[q] -= 1
+            self.n_busy[self.proc[k]] -= 1
             self.counted[k] = False
-            changed = self.n_busy[q] == 0
-        return bool(changed)
 
 
 class Pinned:
@@ -160,8 +155,8 @@ class Pinned:
         out[here, self.q] = True
         return out
 
-    def placed(self, task: int, processor: int) -> bool:
-        return False
+    def placed(self, task: int, processor: int) -> None:
+        pass
 
 
 Policy = PartPolicy | Pinned | None
