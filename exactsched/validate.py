@@ -26,6 +26,12 @@ rounding of long chains of sums and nothing of the size of the data. The
 shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
+An exact comparison that fails is confirmed on the binary floats a schedule is
+written in: the exact sum ``start + cost`` (or an arrival time) is rounded to the
+nearest float, and the violation stands only if it survives that rounding. On
+integer data below 2**53 every sum is a float, so this changes nothing; it
+spares only differences that no float schedule can express (a start of 2e6 and
+a cost of 1e-10 end at 2000000.0000000001, which is no float).
 
 Times in messages are printed exactly (12 significant digits, more when needed). Zero-length
 intervals (zero-cost tasks) never overlap anything. A start or finish that is
@@ -281,7 +287,7 @@ class _Numbers:
     def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
         """``x < y`` beyond the slack (exactly when ``exact``)."""
         if exact:
-            return bool(xe < ye)
+            return bool(xe < ye) and self._float(xe) < self._float(ye)
         return x < y - self.slack(x, y)
 
     def finish_violations(self) -> np.ndarray:
@@ -289,6 +295,8 @@ class _Numbers:
         exact = self.ex_f & self.ex_e
         out = np.zeros(len(self.start), dtype=bool)
         out[exact] = self.f[exact] != self.e[exact]
+        for i in np.flatnonzero(out & exact).tolist():
+            out[i] = self._float(self.f[i]) != self._float(self.e[i])
         loose = ~exact & (self.proc >= 0)
         f, e = self.finish[loose], self.end[loose]
         out[loose] = np.abs(f - e) > self._slack_vec(f, e)
@@ -320,6 +328,8 @@ class _Numbers:
         exact = self.ex_e[a] & self.ex_s[b]
         out = np.zeros(len(a), dtype=bool)
         out[exact] = self.s[b[exact]] < self.e[a[exact]]
+        for k in np.flatnonzero(out & exact).tolist():
+            out[k] = self._float(self.s[b[k]]) < self._float(self.e[a[k]])
         loose = ~exact
         x, y = self.start[b[loose]], self.end[a[loose]]
         out[loose] = x < y - self._slack_vec(x, y)
@@ -342,6 +352,13 @@ class _Numbers:
             lhs = (self.s[b] - self.e[a]) * (scale * self.b_)
             rhs = self.h[exact] * (self.l_ * self.b_ + self.d[exact] * scale)
             out[exact] = lhs < rhs
+            for k in np.flatnonzero(out & exact).tolist():  # confirm on the floats
+                arrival = Fraction(  # e_a + hop (lat + data / bw), unscaled
+                    self.e[src[k]] * scale * self.b_
+                    + self.h[k] * (self.l_ * self.b_ + self.d[k] * scale),
+                    scale * scale * self.b_,
+                )
+                out[k] = self._float(self.s[dst[k]]) < float(arrival)
         loose = both & ~exact
         if loose.any():
             a, b = src[loose], dst[loose]
@@ -350,6 +367,10 @@ class _Numbers:
             x, y = self.start[b], self.end[a] + delay
             out[loose] = x < y - self._slack_vec(x, y)
         return out
+
+    def _float(self, scaled: Any) -> float:
+        """The float nearest to a scaled exact value (correctly rounded)."""
+        return float(Fraction(int(scaled), 10**self.places))
 
     def _slack_vec(self, x: np.ndarray, y: np.ndarray) -> np.ndarray | float:
         if self.tol is not None:

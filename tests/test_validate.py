@@ -598,3 +598,19 @@ def test_verdict_invariant_to_scaling(data):
     )
     assert kinds_of(after) == kinds_of(before)
     assert len(after) == len(before)
+
+
+def test_exact_sums_that_no_float_can_hold_are_judged_on_the_floats() -> None:
+    # 2e6 + 1e-10 is no float: the nearest one, 2e6, is the only finish a schedule can
+    # write, and a successor may start there; a real gap of 0.01 is still caught.
+    p = Problem.from_lists([[2e6, 2e6], [1e-10, 1e-10], [1, 1]], [(0, 1, 0.5), (1, 2, 0.25)],
+                           n_processors=2)  # fmt: skip
+    ok = Schedule({"t0": Placement("p0", 0, 2e6), "t1": Placement("p0", 2e6, 2e6),
+                   "t2": Placement("p1", 2e6 + 0.25, 2e6 + 1.25)})  # fmt: skip
+    assert validate(p, ok) == []
+    late = Schedule({"t0": Placement("p0", 0, 2e6), "t1": Placement("p0", 2e6, 2e6),
+                     "t2": Placement("p1", 2e6 + 0.24, 2e6 + 1.24)})  # fmt: skip
+    assert validate(p, late) == [
+        "edge t1 -> t2: t2 starts at 2000000.24 on p1 but the data arrive at 2000000.25 "
+        "(t1 finishes at 2000000 on p0, communication 0.25)"
+    ]
