@@ -72,7 +72,7 @@ def resolve_mapping(problem: Problem, mapping: Any = None) -> np.ndarray:
                 "give a mapping (a schedule file or task -> processor)"
             )
         return np.argmax(problem.allowed, axis=1).astype(np.int64)
-    if isinstance(mapping, Schedule) or isinstance(mapping, Mapping):
+    if isinstance(mapping, Schedule | Mapping):
         procs = []
         for t in ids:
             if t not in mapping:
