@@ -149,10 +149,14 @@ class _Static:
         # Incoming arcs of each task, padded to the largest in-degree (pad: source 0, unit 0,
         # invalid); same for isolation partners.
         self.in_src, self.in_unit, self.in_ok = self._pad(
-            [problem.arc_src[problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]]]
-             for j in range(n)],
-            [problem.arc_unit[problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]]]
-             for j in range(n)],
+            [
+                problem.arc_src[problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]]]
+                for j in range(n)
+            ],
+            [
+                problem.arc_unit[problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]]]
+                for j in range(n)
+            ],
         )
         self.iso, _, self.iso_ok = self._pad(
             [problem.isolation_partners(j) for j in range(n)], None

@@ -77,8 +77,11 @@ def priority_ordering(problem: Problem, priority: np.ndarray) -> np.ndarray:
     prio = np.asarray(priority, dtype=float)
     placed, out = 0, []
     for _ in range(problem.n_tasks):
-        ready = [v for v in range(problem.n_tasks)
-                 if not (placed >> v) & 1 and (int(pred[v]) & placed) == int(pred[v])]
+        ready = [
+            v
+            for v in range(problem.n_tasks)
+            if not (placed >> v) & 1 and (int(pred[v]) & placed) == int(pred[v])
+        ]
         v = max(ready, key=lambda t: (prio[t], -t))
         out.append(v)
         placed |= 1 << v
@@ -91,14 +94,15 @@ class _Bounds:
     def __init__(self, problem: Problem, mapping: np.ndarray | None) -> None:
         n = problem.n_tasks
         cost = problem.cost
-        self.minc = (
-            cost.min(axis=1) if mapping is None else cost[np.arange(n), mapping]
-        ).astype(float)
+        self.minc = (cost.min(axis=1) if mapping is None else cost[np.arange(n), mapping]).astype(
+            float
+        )
         self.topo = problem.topological_order.tolist()
         self.preds = [problem.predecessors(v).tolist() for v in range(n)]
         self.unit = [
-            problem.arc_unit[problem.pred_arcs[problem.pred_ptr[v] : problem.pred_ptr[v + 1]]]
-            .astype(float)
+            problem.arc_unit[
+                problem.pred_arcs[problem.pred_ptr[v] : problem.pred_ptr[v + 1]]
+            ].astype(float)
             for v in range(n)
         ]
         self.hops = np.asarray(problem.hops, dtype=float)
@@ -151,9 +155,7 @@ def _lex_le(prefix: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 def _dedup(prefix: np.ndarray, batch: BatchSchedule) -> np.ndarray:
     """Indices of the first row of each distinct partial schedule, in order."""
-    key = np.concatenate(
-        [batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1
-    )
+    key = np.concatenate([batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1)
     _, first = np.unique(key, axis=0, return_index=True)
     return np.sort(first)
 
