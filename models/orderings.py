@@ -65,6 +65,7 @@ from ._ordering_cost import (
 from ._ordering_search import branch_and_bound, priority_ordering
 from ._ordering_space import (
     count_legal,
+    isl_count,
     isl_orderings,
     isl_set,
     isl_text,
@@ -80,6 +81,7 @@ __all__ = [
     "best_priority_list",
     "count_legal",
     "estimate_seconds",
+    "isl_count",
     "isl_orderings",
     "isl_set",
     "isl_text",
