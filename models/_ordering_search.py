@@ -31,7 +31,7 @@ from exactsched.problem import Problem
 from ._ordering_cost import BatchSchedule, batch_makespans
 from ._ordering_space import predecessor_masks
 
-__all__ = ["SearchResult", "branch_and_bound", "priority_ordering"]
+__all__ = ["SearchResult", "branch_and_bound", "priority_ordering", "tree_minimum"]
 
 _ONE = np.int64(1)
 
@@ -275,3 +275,86 @@ def branch_and_bound(
             piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
             stack.append((prefix[sl], placed[sl], piece))
     return result(True, inc_value)
+
+
+def tree_minimum(
+    problem: Problem,
+    *,
+    mapping: np.ndarray | None = None,
+    insertion: bool = True,
+    chunk: int = 8192,
+) -> tuple[float, np.ndarray, int, int]:
+    """Least list-schedule makespan over every legal ordering, by a shared-prefix tree.
+
+    The enumeration of :func:`models._ordering_space.iter_orderings`, but each
+    prefix's partial schedule is built once and extended by its children, and
+    prefixes of a block whose partial schedules are equal are merged (they have
+    the same completions) with a multiplicity. No pruning: every ordering is
+    costed, the ones that were merged through their representative.
+
+    Returns
+    -------
+    cost, ordering, ties, count
+        Least makespan, the lexicographically smallest ordering with it, the
+        number of orderings with it, and the number of legal orderings.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> cost, order, ties, count = tree_minimum(p)
+    >>> cost, order.tolist(), ties, count
+    (73.0, [0, 1, 2, 4, 3, 5, 6, 8, 7, 9], 24, 1680)
+    """
+    n = problem.n_tasks
+    pred = predecessor_masks(problem)
+    bits = np.arange(n, dtype=np.int64)
+    best, best_row, ties, total = np.inf, np.zeros(n, dtype=np.int64), 0, 0
+    stack = [
+        (
+            np.zeros((1, 0), dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.ones(1, dtype=object),
+            BatchSchedule(problem, 1, insertion=insertion),
+        )
+    ]
+    while stack:
+        prefix, placed, mult, batch = stack.pop()
+        while prefix.shape[1] < n and len(prefix) <= chunk:
+            pm = placed[:, None]
+            avail = ((pm & pred[None, :]) == pred[None, :]) & (((pm >> bits) & 1) == 0)
+            rows, cols = np.nonzero(avail)
+            prefix = np.concatenate([prefix[rows], cols[:, None]], axis=1)
+            placed, mult = placed[rows] | (_ONE << cols), mult[rows]
+            batch = batch.take(rows)
+            batch.step(cols, None if mapping is None else mapping[cols])
+            first, inverse = _dedup_groups(batch)
+            if len(first) < len(prefix):
+                merged = np.zeros(len(first), dtype=object)
+                np.add.at(merged, inverse, mult)
+                prefix, placed, mult = prefix[first], placed[first], merged
+                batch = batch.take(first)
+        if prefix.shape[1] < n:
+            for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
+                sl = slice(start, start + chunk)
+                piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
+                stack.append((prefix[sl], placed[sl], mult[sl], piece))
+            continue
+        ms = batch.makespan()
+        total += int(mult.sum())
+        low = float(ms.min())
+        if low < best:
+            best, best_row, ties = low, prefix[int(np.argmin(ms))].copy(), 0
+        if low == best:
+            ties += int(mult[ms == low].sum())
+    return best, best_row, ties, total
+
+
+def _dedup_groups(batch: BatchSchedule) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each distinct partial schedule (in row order) and each row's group."""
+    key = np.concatenate([batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()]

@@ -62,7 +62,7 @@ from ._ordering_cost import (
     pair_costs,
     resolve_mapping,
 )
-from ._ordering_search import branch_and_bound, priority_ordering
+from ._ordering_search import branch_and_bound, priority_ordering, tree_minimum
 from ._ordering_space import (
     count_legal,
     isl_count,
@@ -294,11 +294,15 @@ def best_ordering(
 ) -> BestOrdering:
     """Lexicographic minimum of (cost, ordering) over every legal ordering.
 
-    Streams :func:`iter_orderings` block by block (memory ``O(n^2 * chunk)``),
-    costs each block with :func:`ordering_costs`, and keeps the first least
-    cost; blocks come in lexicographic order, so ties go to the
-    lexicographically smallest ordering (by task index), as isl's ``lexmin`` of
-    Kong's ``(cost, t1, ..., tn)`` would.
+    Network cost: streams :func:`iter_orderings` block by block (memory
+    ``O(n^2 * chunk)``), costs each block with :func:`network_costs`, and keeps
+    the first least cost. Makespan: the same lexicographic enumeration as a
+    tree of prefixes whose partial schedules are built once and shared by their
+    children, prefixes with equal partial schedules merged (see
+    :func:`models._ordering_search.tree_minimum`); tests check it against
+    :func:`ordering_costs` on every ordering. Blocks come in lexicographic
+    order, so ties go to the lexicographically smallest ordering (by task
+    index), as isl's ``lexmin`` of Kong's ``(cost, t1, ..., tn)`` would.
 
     Parameters
     ----------
@@ -332,19 +336,23 @@ def best_ordering(
                 f"{estimate_seconds(count, problem.n_tasks, objective):.3g} s to enumerate)"
             )
     m = _mapping_or_none(problem, mapping, objective)
-    pair = pair_costs(problem, m, weight) if objective == "network" else None
-    best_cost, best_row, ties, total = np.inf, None, 0, 0
-    for block in iter_orderings(problem, chunk=chunk):
-        if pair is not None:
+    if objective == "makespan":
+        # Shared prefixes and merged equal partial schedules: every ordering is costed,
+        # orders of magnitude faster than scheduling each one from scratch.
+        best_cost, best_row, ties, total = tree_minimum(
+            problem, mapping=m, insertion=insertion, chunk=max(1, chunk // 4)
+        )
+    else:
+        pair = pair_costs(problem, m, weight)
+        best_cost, best_row, ties, total = np.inf, None, 0, 0
+        for block in iter_orderings(problem, chunk=chunk):
             costs = network_costs(block, pair)
-        else:
-            costs = ordering_costs(problem, block, "makespan", mapping=m, insertion=insertion)
-        total += len(block)
-        low = float(costs.min())
-        if low < best_cost:
-            best_cost, best_row, ties = low, block[int(np.argmin(costs))].copy(), 0
-        if low == best_cost:
-            ties += int((costs == low).sum())
+            total += len(block)
+            low = float(costs.min())
+            if low < best_cost:
+                best_cost, best_row, ties = low, block[int(np.argmin(costs))].copy(), 0
+            if low == best_cost:
+                ties += int((costs == low).sum())
     assert best_row is not None  # every DAG has a legal ordering
     return BestOrdering(
         order=tuple(problem.task_ids[t] for t in best_row.tolist()),

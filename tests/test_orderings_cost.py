@@ -110,8 +110,9 @@ def test_network_costs_equal_direct_computation(seed, weight):
         assert costs[r] == pytest.approx(direct_network_cost(p, o[r].tolist(), m, weight))
 
 
-def test_best_ordering_is_the_lexicographic_minimum():
-    p = random_problem(7, 3)
+@pytest.mark.parametrize("seed", [3, 4, 5, 6])
+def test_best_ordering_is_the_lexicographic_minimum(seed):
+    p = random_problem(7, seed)
     mapping = list_schedule(p, np.zeros(p.n_tasks))
     o = orderings_of(p)
     for objective in ("network", "makespan"):
@@ -165,3 +166,16 @@ def test_illegal_ordering_is_refused():
         ordering_schedule(p, ["t1", "t0"])
     with pytest.raises(MethodError, match="each of the 2 tasks once"):
         ordering_schedule(p, [0, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_best_makespan_with_fixed_mapping_matches_every_ordering(seed):
+    p = random_problem(7, 20 + seed)
+    mapping = exactsched.solve(p, "heft").schedule
+    o = orderings_of(p)
+    costs = ordering_costs(p, o, "makespan", mapping=mapping)
+    b = best_ordering(p, "makespan", mapping=mapping, chunk=8)
+    assert b.cost == costs.min() and b.ties == int((costs == costs.min()).sum())
+    assert b.indices.tolist() == o[int(np.argmin(costs))].tolist()
+    s = ordering_schedule(p, b.indices, mapping=mapping)
+    assert s.makespan == b.cost and validate(p, s) == []
