@@ -374,6 +374,7 @@ def best_priority_list(
     insertion: bool = True,
     time_limit: float | None = 60.0,
     lower_bound: float | None = None,
+    exact_time_limit: float | None = None,
     stop_at_bound: bool = True,
 ) -> BestOrdering:
     """The best priority list of the EFT list scheduler, by branch and bound over prefixes.
@@ -395,6 +396,10 @@ def best_priority_list(
     lower_bound : float, optional
         A known lower bound of every schedule, e.g. a proven CP-SAT optimum;
         default :func:`exactsched.lower_bound`. Reaching it ends the search.
+    exact_time_limit : float, optional
+        First run CP-SAT (two workers, seed 0) for this many seconds and use
+        its proven lower bound: no priority list beats the optimum, so a list
+        that reaches it is proven best at once. ``seconds`` includes this run.
     stop_at_bound : bool
         False: run to the end and return the lexicographically smallest best
         list (what :func:`best_ordering` returns).
@@ -413,6 +418,15 @@ def best_priority_list(
     (73.0, True)
     """
     m = None if mapping is None else resolve_mapping(problem, mapping)
+    t0 = time.perf_counter()
+    if exact_time_limit is not None and exact_time_limit > 0:
+        import exactsched
+
+        exact = exactsched.solve(problem, "cpsat", time_limit=exact_time_limit, workers=2, seed=0)
+        bound = float(exact.lower_bound)
+        lower_bound = bound if lower_bound is None else max(lower_bound, bound)
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.perf_counter() - t0))
     r = branch_and_bound(
         problem,
         mapping=m,
@@ -429,7 +443,7 @@ def best_priority_list(
         count=r.nodes,
         proven=r.proven,
         lower_bound=r.lower_bound,
-        seconds=r.seconds,
+        seconds=time.perf_counter() - t0,
     )
 
 
@@ -482,16 +496,19 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     """Kong's "isolate dependences": turn every isolation pair into an order pair.
 
     Each pair ``{a, b}`` becomes the order pair ``[a, b]`` when ``a`` comes
-    first in ``ordering`` (typically :func:`best_ordering`'s), else ``[b, a]``;
-    the isolation list is removed. The result is an instance document (the
-    input's, with those changes) that any method can solve: every schedule of
-    it is a schedule of the original instance.
+    first, else ``[b, a]``, and the isolation list is removed. "First" is the
+    position in a legal ordering (Kong's orderings are execution paths), or,
+    given a schedule, the earlier start (ties: earlier finish, then task index):
+    a list schedule may run a task before one listed ahead of it, and directing
+    the pairs by time keeps that schedule valid for the new instance. The result
+    is an instance document (the input's, with those changes) that any method
+    can solve: every schedule of it is a schedule of the original instance.
 
     Parameters
     ----------
     problem : Problem
-    ordering : sequence of int or str
-        A legal ordering (task indices or ids).
+    ordering : sequence of int or str, or Schedule
+        A legal ordering (task indices or ids), or a valid schedule.
 
     Returns
     -------
@@ -504,9 +521,14 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     >>> promote_isolation(p, [0, 1, 2])["order"]
     [['t1', 't2']]
     """
-    o = _as_indices(problem, ordering)
-    pos = np.empty(problem.n_tasks, dtype=np.int64)
-    pos[o] = np.arange(problem.n_tasks)
+    n = problem.n_tasks
+    if isinstance(ordering, Schedule):
+        _, start, finish = ordering.arrays(problem)
+        o = np.lexsort((np.arange(n), finish, start))
+    else:
+        o = _as_indices(problem, ordering)
+    pos = np.empty(n, dtype=np.int64)
+    pos[o] = np.arange(n)
     ids = problem.task_ids
     doc = problem.to_json()
     order = [list(pair) for pair in doc.get("order", [])]

@@ -113,3 +113,13 @@ def test_kong_fat_tree_test_at_2048_processors_is_instant():
     b = best_ordering(p, "network")
     assert b.order == ("a", "b") and b.cost == 2**10
     assert np.isfinite(b.cost)
+
+
+def test_promote_by_schedule_keeps_the_list_schedule_valid():
+    p = exactsched.load_instance("examples/orderings-mesh4x4.json")
+    best = best_ordering(p, "makespan")
+    s = ordering_schedule(p, best.order)
+    q = exactsched.load_instance(promote_isolation(p, s))
+    assert validate(q, s) == [] and validate(p, s) == []
+    exact = exactsched.solve(q, "cpsat", time_limit=20, workers=1, seed=0)
+    assert exact.makespan == s.makespan == 33 and validate(p, exact.schedule) == []

@@ -67,6 +67,13 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         "--time-limit", type=float, default=60.0, help="seconds for --search (default 60)"
     )
     p.add_argument(
+        "--cpsat-bound",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="--search: first run CP-SAT this long and use its lower bound (default 0: off)",
+    )
+    p.add_argument(
         "--promote-isolation",
         metavar="OUT",
         help="write the instance with isolation pairs turned into order pairs (needs --best)",
@@ -103,7 +110,12 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
 
             mapping = load_schedule(args.mapping)
         if args.search:
-            best = mo.best_priority_list(problem, mapping=mapping, time_limit=args.time_limit)
+            best = mo.best_priority_list(
+                problem,
+                mapping=mapping,
+                time_limit=args.time_limit,
+                exact_time_limit=args.cpsat_bound or None,
+            )
         else:
             if counts["legal"] > args.limit:
                 seconds = mo.estimate_seconds(counts["legal"], problem.n_tasks, args.best)
@@ -127,7 +139,12 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         if args.best == "network":
             doc["best"]["weight"] = args.weight
         if args.promote_isolation:
-            promoted = mo.promote_isolation(problem, best.indices)
+            # Network orderings are execution paths: direct by position. A makespan
+            # ordering is a priority list: direct by the start times of its schedule.
+            source: Any = best.indices
+            if args.best == "makespan":
+                source = mo.ordering_schedule(problem, best.indices, mapping=mapping)
+            promoted = mo.promote_isolation(problem, source)
             with open(args.promote_isolation, "w", encoding="utf-8") as fh:
                 json.dump(promoted, fh, indent=2)
                 fh.write("\n")
