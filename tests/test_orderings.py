@@ -194,3 +194,22 @@ def test_one_task_and_no_edges():
 def test_bad_encoding_is_a_method_error():
     with pytest.raises(MethodError, match="unknown encoding 'lex'"):
         isl_text(Problem.from_lists([1], n_processors=1), "lex")
+
+
+def test_public_api_is_re_exported_from_exactsched():
+    import models.orderings as mo
+
+    for name in (
+        "best_ordering",
+        "best_priority_list",
+        "count_legal",
+        "ordering_counts",
+        "promote_isolation",
+        "isl_text",
+        "ordering_costs",
+        "iter_orderings",
+    ):
+        assert getattr(exactsched, name) is getattr(mo, name)
+        assert name in exactsched.__all__
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        exactsched.nope  # noqa: B018
