@@ -13,10 +13,12 @@ all its completions; so are ``head(v) + tail(v)`` for every unplaced task
 the unplaced ones in between; ``tail``: least-cost bottom level) and the total
 least work over the processors. Prefixes whose bound exceeds the incumbent
 (first HEFT's ordering) are pruned, and so are prefixes whose partial schedule
-equals that of a lexicographically smaller prefix in the same block (they have
-the same completions). When the incumbent reaches the instance's lower bound
-(:func:`exactsched.lower_bound`, or one given, for instance a proven CP-SAT
-optimum) it is optimal and the search stops early.
+equals that of a lexicographically smaller prefix (they have the same
+completions): within a block by sorting, across blocks with a table of the
+partial schedules already expanded (up to four million). The head bound
+uses the real hop delays from placed predecessors. When the incumbent reaches
+the instance's lower bound (:func:`exactsched.lower_bound`, or one given, for
+instance a proven CP-SAT optimum) it is optimal and the search stops early.
 """
 
 from __future__ import annotations
@@ -233,6 +235,8 @@ def branch_and_bound(
 
     if stop_at_bound and inc_value <= global_lb:
         return result(True, inc_value)
+    seen: set[bytes] = set()  # partial schedules already expanded (bounded memory)
+    max_seen = 4_000_000
     empty = BatchSchedule(problem, 1, insertion=insertion)
     stack = [(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty)]
     while stack:
@@ -269,6 +273,24 @@ def branch_and_bound(
         first = _dedup(prefix, batch)
         if len(first) < len(prefix):
             prefix, placed, batch = prefix[first], placed[first], batch.take(first)
+        if len(seen) < max_seen:
+            # A partial schedule met before came from a lexicographically smaller prefix
+            # (depth first, in order) whose completions were searched or pruned already.
+            key = np.concatenate([batch.proc.astype(float), batch.start], axis=1)
+            key = np.nan_to_num(key, nan=-1.0)
+            raw = key.tobytes()
+            width = key.shape[1] * 8
+            fresh = []
+            for i in range(len(key)):
+                k = raw[i * width : (i + 1) * width]
+                if k not in seen:
+                    seen.add(k)
+                    fresh.append(i)
+            if len(fresh) < len(prefix):
+                if not fresh:
+                    continue
+                idx = np.array(fresh)
+                prefix, placed, batch = prefix[idx], placed[idx], batch.take(idx)
         # Depth first, in lexicographic order: the first piece on top of the stack.
         for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
             sl = slice(start, start + chunk)
