@@ -270,12 +270,14 @@ def branch_and_bound(
         if not len(keep):
             continue
         prefix, placed, batch = prefix[keep], placed[keep], batch.take(keep)
-        first = _dedup(prefix, batch)
-        if len(first) < len(prefix):
-            prefix, placed, batch = prefix[first], placed[first], batch.take(first)
-        if len(seen) < max_seen:
-            # A partial schedule met before came from a lexicographically smaller prefix
-            # (depth first, in order) whose completions were searched or pruned already.
+        if len(seen) >= max_seen:  # table full: merge equal partial schedules of this block
+            first = _dedup(prefix, batch)
+            if len(first) < len(prefix):
+                prefix, placed, batch = prefix[first], placed[first], batch.take(first)
+        else:
+            # A partial schedule met before (in this block or an earlier one) came from a
+            # lexicographically smaller prefix, as the search goes depth first in order,
+            # whose completions were searched or pruned already.
             key = np.concatenate([batch.proc.astype(float), batch.start], axis=1)
             key = np.nan_to_num(key, nan=-1.0)
             raw = key.tobytes()
