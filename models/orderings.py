@@ -98,9 +98,11 @@ __all__ = [
 OBJECTIVES = ("network", "makespan")
 """Costs of an ordering: Kong's network path cost, or the list schedule's makespan."""
 
-# Measured throughput on a 2-core machine (orderings per second per task), used only for
-# the time estimate printed when the CLI refuses to enumerate.
-_RATE = {"network": 2.0e7, "makespan": 1.5e6}
+# Throughput measured on the shared 2-core machine, in orderings x tasks per second, for
+# the time estimate the CLI prints when it refuses to enumerate: enumeration with network
+# costs, and the direct per-row makespan evaluator (the shared-prefix tree is often far
+# faster, but not always: it gains only where partial schedules coincide).
+_RATE = {"network": 1.0e7, "makespan": 1.5e5}
 
 
 @dataclass(frozen=True)
@@ -271,7 +273,7 @@ def _as_indices(problem: Problem, ordering: Any) -> np.ndarray:
 
 
 def estimate_seconds(count: int, n_tasks: int, objective: str = "network") -> float:
-    """Rough time to enumerate and cost ``count`` orderings of ``n_tasks`` tasks.
+    """Rough upper estimate of the time to enumerate and cost ``count`` orderings.
 
     Examples
     --------

@@ -122,7 +122,7 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
                 hint = " or use --search" if args.best == "makespan" else ""
                 raise MethodError(
                     f"orderings: {counts['legal']} legal orderings, over --limit {args.limit}; "
-                    f"enumerating and costing them would take about {seconds:.3g} s"
+                    f"enumerating and costing them could take up to about {seconds:.3g} s"
                     f"; raise --limit{hint}"
                 )
             best = mo.best_ordering(problem, args.best, mapping=mapping, weight=args.weight)
