@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/orderings.py [--tasks 6 14] [--seeds 0 1 2] [--search-seeds 0 1 2 3]
-                                   [--search-limit 60] [--isl-max 20000] [--skip-search]
+                                   [--search-limit 60] [--isl-max 5000] [--skip-search]
+                                   [--skip-space]
 
 Prints markdown tables:
 
@@ -144,10 +145,12 @@ def main() -> None:
     parser.add_argument("--search-limit", type=float, default=60.0)
     parser.add_argument("--isl-max", type=int, default=5_000)
     parser.add_argument("--skip-search", action="store_true")
+    parser.add_argument("--skip-space", action="store_true", help="only the 20-task search")
     args = parser.parse_args()
     fat_tree()
-    print()
-    space_table(range(args.tasks[0], args.tasks[1] + 1), args.seeds, args.isl_max)
+    if not args.skip_space:
+        print()
+        space_table(range(args.tasks[0], args.tasks[1] + 1), args.seeds, args.isl_max)
     if not args.skip_search:
         search_table(args.search_seeds, args.search_limit)
 
