@@ -83,6 +83,9 @@ def test_promote_isolation_writes_a_solvable_instance(capsys, tmp_path):
 def test_isl_text(capsys):
     status, out, _ = run(capsys, MESH, "--isl", "kong")
     assert status == 0 and out.startswith("# t1..t8") and "t1 + t2" in out
+    status, out, _ = run(capsys, MESH, "--isl", "position", "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["isl"].startswith("# p0..p7") and doc["legal"] == 60
 
 
 @pytest.mark.parametrize(

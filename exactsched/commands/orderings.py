@@ -97,12 +97,14 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         raise MethodError("--promote-isolation: needs --best network or --best makespan")
     if args.search and args.best != "makespan":
         raise MethodError("--search: only with --best makespan")
-    if args.isl:
+    if args.isl and not args.json:
         print(mo.isl_text(problem, args.isl))
         if not (args.count or args.best):
             return 0
     counts = mo.ordering_counts(problem)
     doc: dict[str, Any] = {"instance": args.instance, "tasks": problem.n_tasks, **counts}
+    if args.isl and args.json:
+        doc["isl"] = mo.isl_text(problem, args.isl)  # keep standard output one JSON document
     if args.best and not args.count:
         mapping = None
         if args.mapping:
