@@ -85,7 +85,7 @@ def test_isl_text(capsys):
     assert status == 0 and out.startswith("# t1..t8") and "t1 + t2" in out
     status, out, _ = run(capsys, MESH, "--isl", "position", "--json")
     doc = json.loads(out)
-    assert status == 0 and doc["isl"].startswith("# p0..p7") and doc["legal"] == 60
+    assert status == 0 and doc["isl"].startswith("# p0..p7") and doc["legal"] == 57
 
 
 @pytest.mark.parametrize(
