@@ -55,3 +55,29 @@ __all__ = [
     "speedup",
     "validate",
 ]
+
+# Task-ordering spaces (models.orderings, after Kong 2017), imported on first use so
+# that ``import exactsched`` does not load the exact-model packages.
+_ORDERINGS = (
+    "BestOrdering",
+    "best_ordering",
+    "best_priority_list",
+    "count_legal",
+    "isl_set",
+    "isl_text",
+    "iter_orderings",
+    "ordering_costs",
+    "ordering_counts",
+    "ordering_schedule",
+    "priority_list_gap",
+    "promote_isolation",
+)
+__all__ += _ORDERINGS
+
+
+def __getattr__(name: str):
+    if name in _ORDERINGS:
+        from models import orderings
+
+        return getattr(orderings, name)
+    raise AttributeError(f"module 'exactsched' has no attribute {name!r}")

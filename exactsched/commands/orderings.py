@@ -1,0 +1,180 @@
+"""``exactsched orderings``: count, cost and search the task orderings of an instance (Kong).
+
+Examples::
+
+    exactsched orderings examples/topcuoglu2002.json --count --json
+    exactsched orderings examples/topcuoglu2002.json --best makespan
+    exactsched orderings INSTANCE --best network --mapping heft.json --limit 1000000
+    exactsched orderings INSTANCE --best makespan --search --time-limit 60
+    exactsched orderings INSTANCE --best network --promote-isolation promoted.json
+    exactsched orderings INSTANCE --isl position
+
+See :mod:`models.orderings` and ``docs/orderings.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["add_parsers"]
+
+DEFAULT_LIMIT = 10_000_000
+
+
+def add_parsers(sub: Any) -> dict[str, Any]:
+    """Add the ``orderings`` sub-command to ``sub``; return its handler."""
+    p = sub.add_parser(
+        "orderings",
+        help="count, cost and search task orderings (Kong's network-aware orderings)",
+        description=(
+            "Count the legal task orderings of an instance (Kong's tables), find the best "
+            "one for the network path cost or the list-schedule makespan, and promote "
+            "isolation pairs to order pairs in its direction."
+        ),
+    )
+    p.add_argument("instance", help="instance JSON file")
+    p.add_argument("--count", action="store_true", help="print the counts only")
+    p.add_argument(
+        "--best",
+        choices=("network", "makespan"),
+        help="find the best ordering: network path cost, or list-schedule makespan",
+    )
+    p.add_argument(
+        "--mapping",
+        metavar="SCHEDULE",
+        help="schedule file whose processors map the tasks (network cost; fixed makespan)",
+    )
+    p.add_argument(
+        "--weight",
+        choices=("hops", "data"),
+        default="hops",
+        help="network cost: every consecutive pair weighs 1 (hops) or its arc's delay (data)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"refuse to enumerate more legal orderings (default {DEFAULT_LIMIT})",
+    )
+    p.add_argument(
+        "--search",
+        action="store_true",
+        help="--best makespan by branch and bound over prefixes instead of enumeration",
+    )
+    p.add_argument(
+        "--time-limit", type=float, default=60.0, help="seconds for --search (default 60)"
+    )
+    p.add_argument(
+        "--cpsat-bound",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="--search: first run CP-SAT this long and use its lower bound (default 0: off)",
+    )
+    p.add_argument(
+        "--promote-isolation",
+        metavar="OUT",
+        help="write the instance with isolation pairs turned into order pairs (needs --best)",
+    )
+    p.add_argument(
+        "--isl", choices=("position", "kong"), help="print the ordering space as an isl set"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    return {"orderings": _cmd_orderings}
+
+
+def _cmd_orderings(args: argparse.Namespace) -> int:
+    from exactsched.errors import MethodError
+    from exactsched.instance import load_instance
+    from models import orderings as mo
+
+    problem = load_instance(args.instance)
+    if args.limit < 0:
+        raise MethodError("--limit: must be >= 0")
+    if args.promote_isolation and not args.best:
+        raise MethodError("--promote-isolation: needs --best network or --best makespan")
+    if args.search and args.best != "makespan":
+        raise MethodError("--search: only with --best makespan")
+    if args.isl and not args.json:
+        print(mo.isl_text(problem, args.isl))
+        if not (args.count or args.best):
+            return 0
+    counts = mo.ordering_counts(problem)
+    doc: dict[str, Any] = {"instance": args.instance, "tasks": problem.n_tasks, **counts}
+    if args.isl and args.json:
+        doc["isl"] = mo.isl_text(problem, args.isl)  # keep standard output one JSON document
+    if args.best and not args.count:
+        mapping = None
+        if args.mapping:
+            from exactsched.schedule import load_schedule
+
+            mapping = load_schedule(args.mapping)
+        if args.search:
+            best = mo.best_priority_list(
+                problem,
+                mapping=mapping,
+                time_limit=args.time_limit,
+                exact_time_limit=args.cpsat_bound or None,
+            )
+        else:
+            if counts["legal"] > args.limit:
+                seconds = mo.estimate_seconds(counts["legal"], problem.n_tasks, args.best)
+                hint = " or use --search" if args.best == "makespan" else ""
+                raise MethodError(
+                    f"orderings: {counts['legal']} legal orderings, over --limit {args.limit}; "
+                    f"enumerating and costing them could take up to about {seconds:.3g} s"
+                    f"; raise --limit{hint}"
+                )
+            best = mo.best_ordering(problem, args.best, mapping=mapping, weight=args.weight)
+        doc["best"] = {
+            "objective": best.objective,
+            "order": list(best.order),
+            "cost": _num(best.cost),
+            "proven": best.proven,
+            "lower_bound": _num(best.lower_bound),
+            "evaluated": best.count,
+            "ties": best.ties,
+            "seconds": round(best.seconds, 3),
+        }
+        if args.best == "network":
+            doc["best"]["weight"] = args.weight
+        if args.promote_isolation:
+            # Network orderings are execution paths: direct by position. A makespan
+            # ordering is a priority list: direct by the start times of its schedule.
+            source: Any = best.indices
+            if args.best == "makespan":
+                source = mo.ordering_schedule(problem, best.indices, mapping=mapping)
+            promoted = mo.promote_isolation(problem, source)
+            with open(args.promote_isolation, "w", encoding="utf-8") as fh:
+                json.dump(promoted, fh, indent=2)
+                fh.write("\n")
+            doc["promoted"] = args.promote_isolation
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"{problem.name or args.instance}: {problem.n_tasks} tasks")
+    for key, label in (
+        ("complete", "complete (T^T)"),
+        ("factorial", "factorial (T!)"),
+        ("semi_legal", "semi-legal"),
+        ("legal", "legal"),
+    ):
+        print(f"  {label:<16} {doc[key]:>24,}")
+    if "best" in doc:
+        b = doc["best"]
+        status = "proven" if b["proven"] else f"not proven, lower bound {b['lower_bound']}"
+        print(f"best {b['objective']}: {b['cost']} ({status}; {b['evaluated']:,} evaluated)")
+        print("  " + " ".join(b["order"]))
+        if b["ties"] > 1:
+            print(f"  {b['ties']:,} orderings share this cost; the lexicographically first")
+        if "promoted" in doc:
+            print(f"isolation promoted to order pairs: {doc['promoted']}")
+    return 0
+
+
+def _num(value: float) -> float | int:
+    """Integers as int, other numbers as float (JSON prints 73, not 73.0)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value

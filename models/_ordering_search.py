@@ -1,0 +1,384 @@
+"""Branch and bound over ordering prefixes: the best priority list of a list scheduler.
+
+The *best priority list* is the legal ordering whose list schedule (tasks
+placed in that order by :class:`heuristics.eft.ScheduleBuilder` rules, on the
+least finish time processor or on a fixed mapping) has the least makespan;
+ties go to the lexicographically smallest ordering.
+
+Search: depth first over blocks of prefixes, each block extended by one task
+for all its rows at once with :class:`models._ordering_cost.BatchSchedule`.
+A placed task never moves, so a prefix's partial makespan is a lower bound of
+all its completions; so are ``head(v) + tail(v)`` for every unplaced task
+(``head``: the latest finish of its placed ancestors plus the least costs of
+the unplaced ones in between; ``tail``: least-cost bottom level) and the total
+least work over the processors. Prefixes whose bound exceeds the incumbent
+(first HEFT's ordering) are pruned, and so are prefixes whose partial schedule
+equals that of a lexicographically smaller prefix (they have the same
+completions): within a block by sorting, across blocks with a table of the
+partial schedules already expanded (up to four million). The head bound
+uses the real hop delays from placed predecessors. When the incumbent reaches
+the instance's lower bound (:func:`exactsched.lower_bound`, or one given, for
+instance a proven CP-SAT optimum) it is optimal and the search stops early.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from exactsched.problem import Problem
+
+from ._ordering_cost import BatchSchedule, batch_makespans
+from ._ordering_space import predecessor_masks
+
+__all__ = ["SearchResult", "branch_and_bound", "priority_ordering", "tree_minimum"]
+
+_ONE = np.int64(1)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of :func:`branch_and_bound`.
+
+    Attributes
+    ----------
+    ordering : numpy.ndarray
+        Best ordering found (task indices).
+    makespan : float
+        Its list-schedule makespan.
+    proven : bool
+        True when no legal ordering has a smaller makespan (search complete,
+        or the makespan meets the lower bound).
+    lower_bound : float
+        Proven lower bound of the best priority list's makespan.
+    nodes : int
+        Prefixes generated.
+    seconds : float
+    """
+
+    ordering: np.ndarray
+    makespan: float
+    proven: bool
+    lower_bound: float
+    nodes: int
+    seconds: float
+
+
+def priority_ordering(problem: Problem, priority: np.ndarray) -> np.ndarray:
+    """The ordering a ready-list scheduler follows for ``priority`` (ties: lowest index).
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 1, 1], [(0, 2)], n_processors=1)
+    >>> priority_ordering(p, np.array([1.0, 3.0, 2.0])).tolist()
+    [1, 0, 2]
+    """
+    pred = predecessor_masks(problem)
+    prio = np.asarray(priority, dtype=float)
+    placed, out = 0, []
+    for _ in range(problem.n_tasks):
+        ready = [
+            v
+            for v in range(problem.n_tasks)
+            if not (placed >> v) & 1 and (int(pred[v]) & placed) == int(pred[v])
+        ]
+        v = max(ready, key=lambda t: (prio[t], -t))
+        out.append(v)
+        placed |= 1 << v
+    return np.array(out, dtype=np.int64)
+
+
+class _Bounds:
+    """Static data for the prefix lower bounds."""
+
+    def __init__(self, problem: Problem, mapping: np.ndarray | None) -> None:
+        n = problem.n_tasks
+        cost = problem.cost
+        self.minc = (cost.min(axis=1) if mapping is None else cost[np.arange(n), mapping]).astype(
+            float
+        )
+        self.topo = problem.topological_order.tolist()
+        self.preds = [problem.predecessors(v).tolist() for v in range(n)]
+        self.unit = [
+            problem.arc_unit[
+                problem.pred_arcs[problem.pred_ptr[v] : problem.pred_ptr[v + 1]]
+            ].astype(float)
+            for v in range(n)
+        ]
+        self.hops = np.asarray(problem.hops, dtype=float)
+        # Execution time on each processor (inf outside affinity or off the fixed mapping).
+        self.cost = np.asarray(cost, dtype=float)
+        if mapping is not None:
+            self.cost = np.full_like(self.cost, np.inf)
+            self.cost[np.arange(n), mapping] = cost[np.arange(n), mapping]
+        tail = np.zeros(n)
+        for v in reversed(self.topo):
+            succ = problem.successors(v)
+            tail[v] = self.minc[v] + (tail[succ].max() if len(succ) else 0.0)
+        self.tail = tail
+        self.P = problem.n_processors if mapping is None else len(np.unique(mapping))
+
+    def lower(self, batch: BatchSchedule) -> np.ndarray:
+        """``(rows,)`` lower bound of every completion of each row's prefix."""
+        placed = batch.proc >= 0
+        finish, proc = batch.finish, np.maximum(batch.proc, 0)
+        ms = batch.makespan()
+        rows = len(ms)
+        # fin[:, v]: a lower bound of v's finish. A placed predecessor u sends its data
+        # from its processor (hop delays to each candidate processor q); an unplaced one
+        # finishes at fin[:, u] at the earliest.
+        fin = np.where(placed, finish, 0.0)
+        for v in self.topo:
+            if not self.preds[v]:
+                ready = np.zeros((rows, self.cost.shape[1]))
+            else:
+                u = self.preds[v]
+                sent = finish[:, u, None] + self.unit[v][None, :, None] * self.hops[proc[:, u]]
+                sent = np.where(placed[:, u, None], sent, fin[:, u, None])
+                ready = sent.max(axis=1)
+            best = (ready + self.cost[v]).min(axis=1)
+            fin[:, v] = np.where(placed[:, v], finish[:, v], best)
+        path = np.where(placed, 0.0, fin + self.tail - self.minc).max(axis=1, initial=0.0)
+        work = np.where(placed, finish - batch.start, self.minc).sum(axis=1) / self.P
+        return np.maximum(np.maximum(ms, path), work)
+
+
+def _lex_le(prefix: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Rows of ``prefix`` (``(rows, k)``) lexicographically <= ``ref[:k]``."""
+    k = prefix.shape[1]
+    diff = prefix != ref[None, :k]
+    first = np.where(diff.any(axis=1), diff.argmax(axis=1), k)
+    r = np.arange(len(prefix))
+    less = prefix[r, np.minimum(first, k - 1)] < ref[np.minimum(first, k - 1)]
+    return (first == k) | less
+
+
+def _dedup(prefix: np.ndarray, batch: BatchSchedule) -> np.ndarray:
+    """Indices of the first row of each distinct partial schedule, in order."""
+    key = np.concatenate([batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1)
+    _, first = np.unique(key, axis=0, return_index=True)
+    return np.sort(first)
+
+
+def branch_and_bound(
+    problem: Problem,
+    *,
+    mapping: np.ndarray | None = None,
+    insertion: bool = True,
+    time_limit: float | None = 60.0,
+    lower_bound: float | None = None,
+    initial: np.ndarray | None = None,
+    chunk: int = 2048,
+    stop_at_bound: bool = True,
+) -> SearchResult:
+    """Find, and prove, the best priority list by branch and bound over prefixes.
+
+    Parameters
+    ----------
+    problem : Problem
+    mapping : numpy.ndarray, optional
+        Fixed processor of each task; default least finish time (EFT).
+    insertion : bool
+        Insertion-based placement.
+    time_limit : float or None
+        Seconds; on expiry the best ordering found is returned with
+        ``proven=False`` and the least bound of the open prefixes.
+    lower_bound : float, optional
+        A known lower bound of every schedule (default
+        :func:`exactsched.lower_bound`); reaching it ends the search.
+    initial : numpy.ndarray, optional
+        A first incumbent ordering (default HEFT's rank order).
+    chunk : int
+        Rows per block.
+    stop_at_bound : bool
+        Stop as soon as the incumbent meets the lower bound (default). With
+        False the search runs to the end and the result is the
+        lexicographically smallest best ordering, as enumeration gives.
+
+    Returns
+    -------
+    SearchResult
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> r = branch_and_bound(p)
+    >>> r.makespan, r.proven
+    (73.0, True)
+    """
+    import exactsched
+    from heuristics.heft import heft_priority
+
+    t0 = time.perf_counter()
+    n = problem.n_tasks
+    pred = predecessor_masks(problem)
+    bits = np.arange(n, dtype=np.int64)
+    bounds = _Bounds(problem, mapping)
+    global_lb = float(exactsched.lower_bound(problem) if lower_bound is None else lower_bound)
+    inc = (
+        priority_ordering(problem, heft_priority(problem))
+        if initial is None
+        else np.asarray(initial, dtype=np.int64)
+    )
+    inc_value = float(
+        batch_makespans(problem, inc[None, :], mapping=mapping, insertion=insertion)[0]
+    )
+    nodes = 0
+
+    def result(proven: bool, lb: float) -> SearchResult:
+        return SearchResult(
+            inc.copy(), inc_value, proven, min(lb, inc_value), nodes, time.perf_counter() - t0
+        )
+
+    if stop_at_bound and inc_value <= global_lb:
+        return result(True, inc_value)
+    seen: set[bytes] = set()  # partial schedules already expanded (bounded memory)
+    max_seen = 4_000_000
+    empty = BatchSchedule(problem, 1, insertion=insertion)
+    stack = [(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty)]
+    while stack:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            open_lb = min(float(bounds.lower(b).min()) for _, _, b in stack)
+            return result(False, max(open_lb, global_lb))
+        prefix, placed, batch = stack.pop()
+        pm = placed[:, None]
+        avail = ((pm & pred[None, :]) == pred[None, :]) & (((pm >> bits) & 1) == 0)
+        rows, cols = np.nonzero(avail)
+        nodes += len(rows)
+        prefix = np.concatenate([prefix[rows], cols[:, None]], axis=1)
+        placed = placed[rows] | (_ONE << cols)
+        batch = batch.take(rows)
+        batch.step(cols, None if mapping is None else mapping[cols])
+        if prefix.shape[1] == n:
+            ms = batch.makespan()
+            best = int(np.argmin(ms))  # first minimum: lexicographically smallest
+            if ms[best] < inc_value or (
+                ms[best] == inc_value and _lex_le(prefix[best : best + 1], inc)[0]
+            ):
+                inc, inc_value = prefix[best].copy(), float(ms[best])
+                if stop_at_bound and inc_value <= global_lb:
+                    return result(True, inc_value)
+            continue
+        lb = bounds.lower(batch)
+        keep = (lb < inc_value) | ((lb == inc_value) & _lex_le(prefix, inc))
+        if stop_at_bound:
+            keep &= lb < inc_value
+        keep = np.flatnonzero(keep)
+        if not len(keep):
+            continue
+        prefix, placed, batch = prefix[keep], placed[keep], batch.take(keep)
+        if len(seen) >= max_seen:  # table full: merge equal partial schedules of this block
+            first = _dedup(prefix, batch)
+            if len(first) < len(prefix):
+                prefix, placed, batch = prefix[first], placed[first], batch.take(first)
+        else:
+            # A partial schedule met before (in this block or an earlier one) came from a
+            # lexicographically smaller prefix, as the search goes depth first in order,
+            # whose completions were searched or pruned already.
+            key = np.concatenate([batch.proc.astype(float), batch.start], axis=1)
+            key = np.nan_to_num(key, nan=-1.0)
+            raw = key.tobytes()
+            width = key.shape[1] * 8
+            fresh = []
+            for i in range(len(key)):
+                k = raw[i * width : (i + 1) * width]
+                if k not in seen:
+                    seen.add(k)
+                    fresh.append(i)
+            if len(fresh) < len(prefix):
+                if not fresh:
+                    continue
+                idx = np.array(fresh)
+                prefix, placed, batch = prefix[idx], placed[idx], batch.take(idx)
+        # Depth first, in lexicographic order: the first piece on top of the stack.
+        for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
+            sl = slice(start, start + chunk)
+            piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
+            stack.append((prefix[sl], placed[sl], piece))
+    return result(True, inc_value)
+
+
+def tree_minimum(
+    problem: Problem,
+    *,
+    mapping: np.ndarray | None = None,
+    insertion: bool = True,
+    chunk: int = 8192,
+) -> tuple[float, np.ndarray, int, int]:
+    """Least list-schedule makespan over every legal ordering, by a shared-prefix tree.
+
+    The enumeration of :func:`models._ordering_space.iter_orderings`, but each
+    prefix's partial schedule is built once and extended by its children, and
+    prefixes of a block whose partial schedules are equal are merged (they have
+    the same completions) with a multiplicity. No pruning: every ordering is
+    costed, the ones that were merged through their representative.
+
+    Returns
+    -------
+    cost, ordering, ties, count
+        Least makespan, the lexicographically smallest ordering with it, the
+        number of orderings with it, and the number of legal orderings.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> cost, order, ties, count = tree_minimum(p)
+    >>> cost, order.tolist(), ties, count
+    (73.0, [0, 1, 2, 4, 3, 5, 6, 8, 7, 9], 24, 1680)
+    """
+    n = problem.n_tasks
+    pred = predecessor_masks(problem)
+    bits = np.arange(n, dtype=np.int64)
+    best, best_row, ties, total = np.inf, np.zeros(n, dtype=np.int64), 0, 0
+    stack = [
+        (
+            np.zeros((1, 0), dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.ones(1, dtype=object),
+            BatchSchedule(problem, 1, insertion=insertion),
+        )
+    ]
+    while stack:
+        prefix, placed, mult, batch = stack.pop()
+        while prefix.shape[1] < n and len(prefix) <= chunk:
+            pm = placed[:, None]
+            avail = ((pm & pred[None, :]) == pred[None, :]) & (((pm >> bits) & 1) == 0)
+            rows, cols = np.nonzero(avail)
+            prefix = np.concatenate([prefix[rows], cols[:, None]], axis=1)
+            placed, mult = placed[rows] | (_ONE << cols), mult[rows]
+            batch = batch.take(rows)
+            batch.step(cols, None if mapping is None else mapping[cols])
+            first, inverse = _dedup_groups(batch)
+            if len(first) < len(prefix):
+                merged = np.zeros(len(first), dtype=object)
+                np.add.at(merged, inverse, mult)
+                prefix, placed, mult = prefix[first], placed[first], merged
+                batch = batch.take(first)
+        if prefix.shape[1] < n:
+            for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
+                sl = slice(start, start + chunk)
+                piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
+                stack.append((prefix[sl], placed[sl], mult[sl], piece))
+            continue
+        ms = batch.makespan()
+        total += int(mult.sum())
+        low = float(ms.min())
+        if low < best:
+            best, best_row, ties = low, prefix[int(np.argmin(ms))].copy(), 0
+        if low == best:
+            ties += int(mult[ms == low].sum())
+    return best, best_row, ties, total
+
+
+def _dedup_groups(batch: BatchSchedule) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each distinct partial schedule (in row order) and each row's group."""
+    key = np.concatenate([batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()]

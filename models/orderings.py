@@ -1,0 +1,547 @@
+"""Network-aware task orderings after Kong: count, enumerate, cost, search, promote isolation.
+
+Kong [1]_ builds the space of legal task orderings of a program as an integer
+set (isl), prunes it with dependence, scheduling and isolation edges, costs
+every point by the network distance its execution path travels on a mesh or a
+fat tree, and takes the lexicographic minimum; the slides report 317 s for 10
+tasks on a parametric mesh. This module does the same exploration on an
+exactsched instance, much faster, and connects it to the list schedulers:
+
+* :func:`ordering_counts` -- the sizes of Kong's tables (complete ``n^n``,
+  factorial ``n!``, semi-legal, legal), legal counted without enumerating;
+* :func:`isl_set` / :func:`isl_text` -- the space as an isl set, in Kong's
+  encoding or the faster position encoding;
+* :func:`iter_orderings` -- the legal orderings, streamed in lexicographic order;
+* :func:`ordering_costs` -- the network cost or list-schedule makespan of many
+  orderings at once (numpy);
+* :func:`best_ordering` -- lexicographic minimum of (cost, ordering) by a
+  streaming enumeration in bounded memory;
+* :func:`best_priority_list` -- the least makespan any priority list gives the
+  list scheduler, found and proven by branch and bound past enumeration;
+* :func:`priority_list_gap` -- HEFT's makespan vs. the best priority list vs.
+  the optimum: how much of HEFT's gap is prioritisation and how much is
+  processor selection (McSweeney's question, thesis report 4.2.2);
+* :func:`promote_isolation` -- Kong's "isolate dependences": the isolation pairs
+  turned into order pairs in the direction of the best ordering.
+
+What "legal" means: an ordering is a sequence of all tasks; it is legal when
+every data edge and order pair goes forward. An isolation pair is Kong's
+disjunction "a before b or b before a", which every ordering meets, so
+isolation pairs never change the legal count (in Kong's tables they pruned the
+non-permutation points his sum-constrained space kept). They matter for the
+costs: the makespan of an ordering respects them (partners never overlap),
+and promotion fixes their direction.
+
+References
+----------
+.. [1] M. Kong, "Polyhedral Network Aware Task Scheduling", 9th Annual
+   Concurrent Collections Workshop (CnC'17), College Station, TX, 2017.
+.. [2] H. Topcuoglu, S. Hariri, M.-Y. Wu, "Performance-effective and
+   low-complexity task scheduling for heterogeneous computing", IEEE TPDS
+   13(3), 260-274, 2002. doi:10.1109/71.993206
+.. [3] H. McSweeney, thesis continuation report (seed 002 of this project),
+   sec. 4.2.2.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from exactsched.errors import MethodError
+from exactsched.problem import Problem
+from exactsched.schedule import Schedule
+
+from ._ordering_cost import (
+    BatchSchedule,
+    network_costs,
+    ordering_priority,
+    pair_costs,
+    resolve_mapping,
+)
+from ._ordering_search import branch_and_bound, priority_ordering, tree_minimum
+from ._ordering_space import (
+    count_legal,
+    isl_count,
+    isl_orderings,
+    isl_set,
+    isl_text,
+    iter_orderings,
+    ordering_counts,
+    semi_legal_count,
+)
+
+__all__ = [
+    "OBJECTIVES",
+    "BestOrdering",
+    "best_ordering",
+    "best_priority_list",
+    "count_legal",
+    "estimate_seconds",
+    "isl_count",
+    "isl_orderings",
+    "isl_set",
+    "isl_text",
+    "iter_orderings",
+    "ordering_costs",
+    "ordering_counts",
+    "ordering_schedule",
+    "priority_list_gap",
+    "promote_isolation",
+    "resolve_mapping",
+    "semi_legal_count",
+]
+
+OBJECTIVES = ("network", "makespan")
+"""Costs of an ordering: Kong's network path cost, or the list schedule's makespan."""
+
+# Throughput measured on the shared 2-core machine, in orderings x tasks per second, for
+# the time estimate the CLI prints when it refuses to enumerate: enumeration with network
+# costs, and the direct per-row makespan evaluator (the shared-prefix tree is often far
+# faster, but not always: it gains only where partial schedules coincide).
+_RATE = {"network": 1.0e7, "makespan": 1.5e5}
+
+
+@dataclass(frozen=True)
+class BestOrdering:
+    """The best ordering of an instance for one objective.
+
+    Attributes
+    ----------
+    order : tuple of str
+        Task ids in order.
+    indices : numpy.ndarray
+        The same ordering as task indices.
+    cost : float
+        Its cost.
+    objective : str
+    count : int
+        Orderings evaluated (all legal ones for enumeration; prefixes generated
+        for the branch and bound).
+    proven : bool
+        Whether no legal ordering has a lower cost.
+    lower_bound : float
+    seconds : float
+    ties : int
+        Orderings of least cost (enumeration only; 0 otherwise).
+    """
+
+    order: tuple[str, ...]
+    indices: np.ndarray = field(repr=False)
+    cost: float
+    objective: str
+    count: int
+    proven: bool = True
+    lower_bound: float = float("nan")
+    seconds: float = 0.0
+    ties: int = 0
+
+
+def _check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise MethodError(f"objective: must be 'network' or 'makespan', not {objective!r}")
+
+
+def _mapping_or_none(problem: Problem, mapping: Any, objective: str) -> np.ndarray | None:
+    if objective == "network":
+        return resolve_mapping(problem, mapping)
+    return None if mapping is None else resolve_mapping(problem, mapping)
+
+
+def ordering_costs(
+    problem: Problem,
+    orderings: np.ndarray,
+    objective: str = "network",
+    *,
+    mapping: Any = None,
+    weight: str = "hops",
+    insertion: bool = True,
+) -> np.ndarray:
+    """Cost of each of many legal orderings, all at once.
+
+    Parameters
+    ----------
+    problem : Problem
+    orderings : numpy.ndarray
+        ``(rows, n)`` legal orderings (task indices), e.g. from :func:`iter_orderings`.
+    objective : {"network", "makespan"}
+        ``"network"``: the sum of ``hops`` between the processors of
+        consecutive tasks under ``mapping`` (``weight="data"``: each pair
+        weighted by the per-hop delay of the arc between them, Kong's path
+        cost). ``"makespan"``: the list schedule that places the tasks in this
+        order, each on its least finish time processor (insertion-based EFT as
+        in HEFT [2]_) or on ``mapping`` when given.
+    mapping : Schedule, mapping, sequence or None
+        See :func:`resolve_mapping`; required for ``"network"`` unless
+        affinity pins every task.
+    weight : {"hops", "data"}
+    insertion : bool
+        Insertion-based placement for the makespan.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(rows,)`` float costs.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> o = next(iter_orderings(p))
+    >>> ordering_costs(p, o[:3], "makespan").tolist()
+    [88.0, 80.0, 88.0]
+    """
+    _check_objective(objective)
+    o = np.asarray(orderings, dtype=np.int64)
+    if o.ndim != 2 or o.shape[1] != problem.n_tasks:
+        raise MethodError(f"orderings: shape {o.shape}, expected (rows, {problem.n_tasks})")
+    m = _mapping_or_none(problem, mapping, objective)
+    if objective == "network":
+        return network_costs(o, pair_costs(problem, m, weight))
+    batch = BatchSchedule(problem, len(o), insertion=insertion)
+    for k in range(o.shape[1]):
+        batch.step(o[:, k], None if m is None else m[o[:, k]])
+    return batch.makespan()
+
+
+def ordering_schedule(
+    problem: Problem, ordering: Any, *, mapping: Any = None, insertion: bool = True
+) -> Schedule:
+    """The list schedule of one legal ordering, built by :mod:`heuristics.eft`.
+
+    Parameters
+    ----------
+    problem : Problem
+    ordering : sequence of int or str
+        Task indices or ids, in order.
+    mapping : optional
+        Fixed processors (:func:`resolve_mapping`); default least finish time.
+    insertion : bool
+
+    Raises
+    ------
+    MethodError
+        If the ordering is not a legal ordering of the instance.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> s = ordering_schedule(p, [0, 1, 2, 4, 3, 5, 6, 8, 7, 9])
+    >>> s.makespan, exactsched.validate(p, s)
+    (73, [])
+    """
+    from heuristics.eft import ScheduleBuilder, list_schedule
+
+    o = _as_indices(problem, ordering)
+    if mapping is None:
+        return list_schedule(problem, ordering_priority(o), insertion=insertion)
+    m = resolve_mapping(problem, mapping)
+    builder = ScheduleBuilder(problem, insertion=insertion)
+    for t in o.tolist():
+        builder.place(t, int(m[t]))
+    return builder.to_schedule()
+
+
+def _as_indices(problem: Problem, ordering: Any) -> np.ndarray:
+    """Task indices of an ordering given by ids or indices; checks that it is legal."""
+    items = list(ordering)
+    n = problem.n_tasks
+    try:
+        o = np.array(
+            [problem.task_index[t] if isinstance(t, str) else int(t) for t in items],
+            dtype=np.int64,
+        )
+    except KeyError as exc:
+        raise MethodError(f"ordering: unknown task {exc.args[0]!r}") from None
+    if sorted(o.tolist()) != list(range(n)):
+        raise MethodError(f"ordering: must hold each of the {n} tasks once")
+    pos = np.empty(n, dtype=np.int64)
+    pos[o] = np.arange(n)
+    bad = np.flatnonzero(pos[problem.arc_src] > pos[problem.arc_dst])
+    if len(bad):
+        a = int(bad[0])
+        ids = problem.task_ids
+        raise MethodError(
+            f"ordering: {ids[problem.arc_dst[a]]} comes before its predecessor "
+            f"{ids[problem.arc_src[a]]}"
+        )
+    return o
+
+
+def estimate_seconds(count: int, n_tasks: int, objective: str = "network") -> float:
+    """Rough upper estimate of the time to enumerate and cost ``count`` orderings.
+
+    Examples
+    --------
+    >>> estimate_seconds(0, 10)
+    0.0
+    """
+    _check_objective(objective)
+    return count * max(n_tasks, 1) / _RATE[objective]
+
+
+def best_ordering(
+    problem: Problem,
+    objective: str = "network",
+    *,
+    mapping: Any = None,
+    weight: str = "hops",
+    insertion: bool = True,
+    chunk: int = 1 << 15,
+    limit: int | None = None,
+) -> BestOrdering:
+    """Lexicographic minimum of (cost, ordering) over every legal ordering.
+
+    Network cost: streams :func:`iter_orderings` block by block (memory
+    ``O(n^2 * chunk)``), costs each block with :func:`network_costs`, and keeps
+    the first least cost. Makespan: the same lexicographic enumeration as a
+    tree of prefixes whose partial schedules are built once and shared by their
+    children, prefixes with equal partial schedules merged (see
+    :func:`models._ordering_search.tree_minimum`); tests check it against
+    :func:`ordering_costs` on every ordering. Blocks come in lexicographic
+    order, so ties go to the lexicographically smallest ordering (by task
+    index), as isl's ``lexmin`` of Kong's ``(cost, t1, ..., tn)`` would.
+
+    Parameters
+    ----------
+    problem : Problem
+    objective, mapping, weight, insertion
+        As :func:`ordering_costs`.
+    chunk : int
+        Orderings per block.
+    limit : int, optional
+        Refuse (MethodError, with the count) when more orderings are legal.
+
+    Returns
+    -------
+    BestOrdering
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> b = best_ordering(p, "makespan")
+    >>> b.cost, b.order, b.ties
+    (73.0, ('n1', 'n2', 'n3', 'n5', 'n4', 'n6', 'n7', 'n9', 'n8', 'n10'), 24)
+    """
+    _check_objective(objective)
+    t0 = time.perf_counter()
+    if limit is not None:
+        count = count_legal(problem)
+        if count > limit:
+            raise MethodError(
+                f"orderings: {count} legal orderings, over the limit {limit} (about "
+                f"{estimate_seconds(count, problem.n_tasks, objective):.3g} s to enumerate)"
+            )
+    m = _mapping_or_none(problem, mapping, objective)
+    if objective == "makespan":
+        # Shared prefixes and merged equal partial schedules: every ordering is costed,
+        # orders of magnitude faster than scheduling each one from scratch.
+        best_cost, best_row, ties, total = tree_minimum(
+            problem, mapping=m, insertion=insertion, chunk=max(1, chunk // 4)
+        )
+    else:
+        pair = pair_costs(problem, m, weight)
+        best_cost, best_row, ties, total = np.inf, None, 0, 0
+        for block in iter_orderings(problem, chunk=chunk):
+            costs = network_costs(block, pair)
+            total += len(block)
+            low = float(costs.min())
+            if low < best_cost:
+                best_cost, best_row, ties = low, block[int(np.argmin(costs))].copy(), 0
+            if low == best_cost:
+                ties += int((costs == low).sum())
+    assert best_row is not None  # every DAG has a legal ordering
+    return BestOrdering(
+        order=tuple(problem.task_ids[t] for t in best_row.tolist()),
+        indices=best_row.astype(np.int64),
+        cost=best_cost,
+        objective=objective,
+        count=total,
+        proven=True,
+        lower_bound=best_cost,
+        seconds=time.perf_counter() - t0,
+        ties=ties,
+    )
+
+
+def best_priority_list(
+    problem: Problem,
+    *,
+    mapping: Any = None,
+    insertion: bool = True,
+    time_limit: float | None = 60.0,
+    lower_bound: float | None = None,
+    exact_time_limit: float | None = None,
+    stop_at_bound: bool = True,
+) -> BestOrdering:
+    """The best priority list of the EFT list scheduler, by branch and bound over prefixes.
+
+    The least makespan over all legal orderings of the list schedule that
+    places tasks in that order (:func:`ordering_costs` with ``"makespan"``),
+    found without enumerating: prefixes are pruned by lower bounds and
+    duplicate partial schedules (see :mod:`models._ordering_search`). The
+    first incumbent is HEFT's rank order.
+
+    Parameters
+    ----------
+    problem : Problem
+    mapping : optional
+        Fixed processors; default least finish time (insertion EFT).
+    insertion : bool
+    time_limit : float or None
+        Seconds; past it the best list found is returned with ``proven=False``.
+    lower_bound : float, optional
+        A known lower bound of every schedule, e.g. a proven CP-SAT optimum;
+        default :func:`exactsched.lower_bound`. Reaching it ends the search.
+    exact_time_limit : float, optional
+        First run CP-SAT (two workers, seed 0) for this many seconds and use
+        its proven lower bound: no priority list beats the optimum, so a list
+        that reaches it is proven best at once. ``seconds`` includes this run.
+    stop_at_bound : bool
+        False: run to the end and return the lexicographically smallest best
+        list (what :func:`best_ordering` returns).
+
+    Returns
+    -------
+    BestOrdering
+        ``count`` is the number of prefixes generated.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> b = best_priority_list(p)
+    >>> b.cost, b.proven
+    (73.0, True)
+    """
+    m = None if mapping is None else resolve_mapping(problem, mapping)
+    t0 = time.perf_counter()
+    if exact_time_limit is not None and exact_time_limit > 0:
+        import exactsched
+
+        exact = exactsched.solve(problem, "cpsat", time_limit=exact_time_limit, workers=2, seed=0)
+        bound = float(exact.lower_bound)
+        lower_bound = bound if lower_bound is None else max(lower_bound, bound)
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.perf_counter() - t0))
+    r = branch_and_bound(
+        problem,
+        mapping=m,
+        insertion=insertion,
+        time_limit=time_limit,
+        lower_bound=lower_bound,
+        stop_at_bound=stop_at_bound,
+    )
+    return BestOrdering(
+        order=tuple(problem.task_ids[t] for t in r.ordering.tolist()),
+        indices=r.ordering,
+        cost=r.makespan,
+        objective="makespan",
+        count=r.nodes,
+        proven=r.proven,
+        lower_bound=r.lower_bound,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def priority_list_gap(
+    problem: Problem, *, time_limit: float = 60.0, workers: int | None = None, seed: int = 0
+) -> dict[str, Any]:
+    """HEFT vs. the best priority list vs. the CP-SAT optimum.
+
+    ``heft - best_list`` is the part of HEFT's gap due to its rank order
+    (prioritisation); ``best_list - optimum`` the part no priority list can
+    remove with least finish time processor selection.
+
+    Returns
+    -------
+    dict
+        ``heft``, ``heft_order`` (task ids), ``best_list``, ``best_list_order``,
+        ``best_list_proven``, ``optimum``, ``optimum_proven``, ``lower_bound``.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> g = priority_list_gap(exactsched.load_instance("examples/topcuoglu2002.json"),
+    ...                       time_limit=30, workers=1)
+    >>> g["heft"], g["best_list"], g["optimum"], g["optimum_proven"]
+    (80.0, 73.0, 73.0, True)
+    """
+    import exactsched
+    from heuristics.heft import heft_priority
+
+    exact = exactsched.solve(problem, "cpsat", time_limit=time_limit, workers=workers, seed=seed)
+    proven = exact.status == exactsched.Status.OPTIMAL
+    heft_order = priority_ordering(problem, heft_priority(problem))
+    heft = float(ordering_costs(problem, heft_order[None, :], "makespan")[0])
+    best = best_priority_list(
+        problem, time_limit=time_limit, lower_bound=exact.lower_bound if proven else None
+    )
+    return {
+        "heft": heft,
+        "heft_order": [problem.task_ids[t] for t in heft_order.tolist()],
+        "best_list": best.cost,
+        "best_list_order": list(best.order),
+        "best_list_proven": best.proven,
+        "optimum": float(exact.makespan),
+        "optimum_proven": proven,
+        "lower_bound": float(exact.lower_bound),
+    }
+
+
+def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
+    """Kong's "isolate dependences": turn every isolation pair into an order pair.
+
+    Each pair ``{a, b}`` becomes the order pair ``[a, b]`` when ``a`` comes
+    first, else ``[b, a]``, and the isolation list is removed. "First" is the
+    position in a legal ordering (Kong's orderings are execution paths), or,
+    given a schedule, the earlier start (ties: earlier finish, then task index):
+    a list schedule may run a task before one listed ahead of it, and directing
+    the pairs by time keeps that schedule valid for the new instance. The result
+    is an instance document (the input's, with those changes) that any method
+    can solve: every schedule of it is a schedule of the original instance.
+
+    Parameters
+    ----------
+    problem : Problem
+    ordering : sequence of int or str, or Schedule
+        A legal ordering (task indices or ids), or a valid schedule.
+
+    Returns
+    -------
+    dict
+        An ``exactsched/instance@1`` document.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 1, 1], [(0, 1)], n_processors=2, isolation=[(2, 1)])
+    >>> promote_isolation(p, [0, 1, 2])["order"]
+    [['t1', 't2']]
+    """
+    n = problem.n_tasks
+    if isinstance(ordering, Schedule):
+        _, start, finish = ordering.arrays(problem)
+        o = np.lexsort((np.arange(n), finish, start))
+    else:
+        o = _as_indices(problem, ordering)
+    pos = np.empty(n, dtype=np.int64)
+    pos[o] = np.arange(n)
+    ids = problem.task_ids
+    doc = problem.to_json()
+    order = [list(pair) for pair in doc.get("order", [])]
+    for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
+        first, second = (a, b) if pos[a] < pos[b] else (b, a)
+        pair = [ids[first], ids[second]]
+        if pair not in order:
+            order.append(pair)
+    doc.pop("isolation", None)
+    if order:
+        doc["order"] = order
+    if doc.get("name"):
+        doc["name"] = f"{doc['name']} (isolation promoted)"
+    return doc
