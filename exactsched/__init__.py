@@ -72,7 +72,10 @@ _ORDERINGS = (
     "priority_list_gap",
     "promote_isolation",
 )
-__all__ += _ORDERINGS
+# Studies (exactsched.experiments) and certification (models.certify), also lazily.
+_EXPERIMENTS = ("run_sweep", "load_rows", "summarise", "to_dataframe")
+_CERTIFY = ("certify", "agree")
+__all__ += _ORDERINGS + _EXPERIMENTS + _CERTIFY
 
 
 def __getattr__(name: str):
@@ -80,4 +83,12 @@ def __getattr__(name: str):
         from models import orderings
 
         return getattr(orderings, name)
+    if name in _EXPERIMENTS:
+        from exactsched import experiments
+
+        return getattr(experiments, name)
+    if name in _CERTIFY:
+        from models import certify
+
+        return getattr(certify, name)
     raise AttributeError(f"module 'exactsched' has no attribute {name!r}")
