@@ -25,13 +25,8 @@ METHODS = {
     "bruteforce": ("bruteforce", {}),
 }
 
-# Cases another helper of issue 8 is fixing; they pass once that change is merged.
-KNOWN = {
-    (
-        "huge-costs-1e17.json",
-        "cpsat",
-    ): "cpsat cannot hold costs >= 1e17 yet (issue 8, trust-cpsat)",
-}
+# Known failures (none: cpsat now rescales costs >= 1e17 with a valid bound).
+KNOWN: dict[tuple[str, str], str] = {}
 # Brute force takes several seconds on the 8-task engine instance.
 SLOW = {("cpsat-engine-8-tasks.json", "bruteforce")}
 
@@ -79,7 +74,6 @@ def test_exact_method_is_right_or_honest(name: str, label: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(n for n in EXPECTED if "invalid_schedule" in EXPECTED[n]))
-@pytest.mark.xfail(reason="validator exactness (issue 8 item 3) is another helper's change")
 def test_recorded_invalid_schedule_is_rejected(name: str) -> None:
     problem = load_instance(HERE / name)
     schedule = exactsched.load_schedule(HERE / EXPECTED[name]["invalid_schedule"])
