@@ -92,18 +92,20 @@ def _optimistic_critical_path(problem: Problem) -> float:
     off = problem.hops[~np.eye(n_procs, dtype=bool)]
     min_hop = float(off.min()) if off.size else 0.0
     cost = problem.cost
+    src, unit, hops = problem.arc_src, problem.arc_unit.astype(float), problem.hops
+    ptr, pred_arcs = problem.pred_ptr, problem.pred_arcs
     for j in problem.topological_order.tolist():
-        arcs = problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]]
-        ready = np.zeros(n_procs)
-        for a in arcs.tolist():
-            s = int(problem.arc_src[a])
-            unit = float(problem.arc_unit[a])
-            if dense:
-                arrival = (oft[s][:, None] + unit * problem.hops).min(axis=0)
-            else:
-                arrival = np.minimum(oft[s], oft[s].min() + unit * min_hop)
-            np.maximum(ready, arrival, out=ready)
-        oft[j] = cost[j] + ready
+        arcs = pred_arcs[ptr[j] : ptr[j + 1]]
+        if len(arcs) == 0:
+            oft[j] = cost[j]
+            continue
+        before = oft[src[arcs]]  # (k, P): all predecessors at once
+        if dense:  # (k, P, P) -> the best sending processor for each receiving one
+            arrival = (before[:, :, None] + unit[arcs, None, None] * hops).min(axis=1)
+        else:
+            arrival = np.minimum(before, before.min(axis=1, keepdims=True)
+                                 + unit[arcs, None] * min_hop)  # fmt: skip
+        oft[j] = cost[j] + arrival.max(axis=0)
     return float(oft.min(axis=1).max())
 
 
