@@ -46,6 +46,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from models._milp_horizon import order_from_times, semi_active
+from models._refute_symmetry import interchangeable_classes
 
 __all__ = [
     "Floored",
@@ -186,6 +187,8 @@ def refute_cpsat(
     *,
     time_limit: float | None = None,
     seed: int = 0,
+    symmetry: bool = True,
+    cuts: bool = True,
 ) -> Verdict:
     """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
 
@@ -199,6 +202,11 @@ def refute_cpsat(
         Seconds for the solver.
     seed : int
         CP-SAT's random seed (one worker: the search is deterministic).
+    symmetry : bool
+        Value-precedence clauses over classes of interchangeable processors
+        (:mod:`models._refute_symmetry`, where their soundness is argued).
+    cuts : bool
+        Redundant load cuts (see Notes).
 
     Returns
     -------
@@ -220,6 +228,15 @@ def refute_cpsat(
     per competing pair two order literals ``b_ij => s_j >= s_i + d_i`` with the
     clause ``not x[i, p] or not x[j, p] or b_ij or b_ji`` on every shared
     processor, and ``b_ij or b_ji`` (or a zero-length placement) for isolation.
+
+    The load cuts ``sum_i cost[i, p] x[i, p] <= target`` per processor ``p``
+    (and their sum over each class of interchangeable processors, bounded by
+    the class size times ``target``) are implied by the model, so they remove
+    no solution: tasks of positive cost on one processor are pairwise ordered,
+    by an order literal or by a path of arcs (each arc gives
+    ``s_j >= s_i + d_i``), so they occupy disjoint parts of ``[0, target]``.
+    They let propagation see at once that a claim equal to a load bound cannot
+    be beaten, e.g. every task on the one GPU.
     """
     from ortools.sat.python import cp_model
 
@@ -256,6 +273,15 @@ def refute_cpsat(
                 continue
             arrival = sum(int(d[p, q]) * x[j, q] for q in qs if d[p, q])
             model.add(start[j] >= start[i] + int(cost[i, p]) + arrival).only_enforce_if(x[i, p])
+    classes = (
+        interchangeable_classes(cost, problem.hops, has_arcs=problem.n_edges > 0)
+        if symmetry or cuts
+        else []
+    )
+    if cuts:
+        _load_cuts(model, x, cost, classes, int(target))
+    if symmetry:
+        _value_precedence(model, x, n, classes)
     for i, j, shared, iso in _competing_pairs(problem, cost):
         before = model.new_bool_var(f"b{i}_{j}")
         after = model.new_bool_var(f"b{j}_{i}")
@@ -302,6 +328,45 @@ def refute_cpsat(
     return Verdict(
         "unknown", reason=f"CP-SAT: {solver.status_name(status).lower()}", seconds=_since(started)
     )
+
+
+def _load_cuts(
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    cost: np.ndarray,
+    classes: list[list[int]],
+    target: int,
+) -> None:
+    """Each processor, and each class of interchangeable ones, works at most ``target``."""
+    load: dict[int, list[tuple[int, Any]]] = {}
+    for (i, p), lit in x.items():
+        if cost[i, p] > 0:
+            load.setdefault(p, []).append((int(cost[i, p]), lit))
+    for terms in load.values():
+        if sum(c for c, _ in terms) > target:
+            model.add(sum(c * lit for c, lit in terms) <= target)
+    for members in classes:
+        terms = [t for p in members for t in load.get(p, [])]
+        if sum(c for c, _ in terms) > len(members) * target:
+            model.add(sum(c * lit for c, lit in terms) <= len(members) * target)
+
+
+def _value_precedence(
+    model: Any, x: dict[tuple[int, int], Any], n: int, classes: list[list[int]]
+) -> None:
+    """``x[i, k_r] => OR_{j < i} x[j, k_{r-1}]`` per class ``k_0 < k_1 < ...``.
+
+    Sound by :mod:`models._refute_symmetry`: the members of a class have equal
+    cost columns, so a task has a literal on all of them or on none.
+    """
+    for members in classes:
+        for prev, proc in zip(members, members[1:], strict=False):
+            earlier: list[Any] = []
+            for i in range(n):
+                if (i, proc) in x:
+                    model.add_bool_or([x[i, proc].Not(), *earlier])
+                if (i, prev) in x:
+                    earlier.append(x[i, prev])
 
 
 def refute_milp(
