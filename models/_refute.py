@@ -189,6 +189,7 @@ def refute_cpsat(
     seed: int = 0,
     symmetry: bool = True,
     cuts: bool = True,
+    pool: bool = True,
 ) -> Verdict:
     """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
 
@@ -207,6 +208,9 @@ def refute_cpsat(
         (:mod:`models._refute_symmetry`, where their soundness is argued).
     cuts : bool
         Redundant load cuts (see Notes).
+    pool : bool
+        Pool each class of interchangeable processors that communicate for free
+        among each other into one location of capacity ``m`` (see Notes).
 
     Returns
     -------
@@ -251,11 +255,19 @@ def refute_cpsat(
     x: dict[tuple[int, int], Any] = {}
     dur: list[Any] = []
     start = [model.new_int_var(0, int(target), f"s{i}") for i in range(n)]
+    classes = (
+        interchangeable_classes(cost, problem.hops, has_arcs=problem.n_edges > 0)
+        if symmetry or cuts or pool
+        else []
+    )
+    # Pooled classes: one literal, on the first member, stands for the class.
+    pooled = {c[0]: c for c in classes if pool and _free_inside(data, c)}
+    hidden = {p for members in pooled.values() for p in members[1:]}
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
-            if cost[i, p] > target:
-                continue  # cannot run there within the target
+            if cost[i, p] > target or p in hidden:
+                continue  # cannot run there within the target, or pooled
             x[i, p] = model.new_bool_var(f"x{i}_{p}")
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
@@ -273,15 +285,12 @@ def refute_cpsat(
                 continue
             arrival = sum(int(d[p, q]) * x[j, q] for q in qs if d[p, q])
             model.add(start[j] >= start[i] + int(cost[i, p]) + arrival).only_enforce_if(x[i, p])
-    classes = (
-        interchangeable_classes(cost, problem.hops, has_arcs=problem.n_edges > 0)
-        if symmetry or cuts
-        else []
-    )
+    single = [c for c in classes if c[0] not in pooled]
     if cuts:
-        _load_cuts(model, x, cost, classes, int(target))
+        _load_cuts(model, x, cost, single, pooled, int(target))
     if symmetry:
-        _value_precedence(model, x, n, classes)
+        _value_precedence(model, x, n, single)
+    rivals: dict[int, list[tuple[int, int]]] = {k: [] for k in pooled}
     for i, j, shared, iso in _competing_pairs(problem, cost):
         before = model.new_bool_var(f"b{i}_{j}")
         after = model.new_bool_var(f"b{j}_{i}")
@@ -289,7 +298,10 @@ def refute_cpsat(
         model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
         for p in shared:
             if (i, p) in x and (j, p) in x:
-                model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
+                if p in pooled:
+                    rivals[p].append((i, j))
+                else:
+                    model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
         if iso:
             zero = [
                 x[k, p]
@@ -298,6 +310,8 @@ def refute_cpsat(
                 if (k, p) in x and cost[k, p] == 0
             ]
             model.add_bool_or([before, after, *zero])
+    for k, pairs in rivals.items():
+        _capacity(model, x, start, cost, k, len(pooled[k]), pairs)
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
@@ -323,6 +337,8 @@ def refute_cpsat(
             dtype=np.int64,
         )
         times = np.array([solver.value(s) for s in start], dtype=float)
+        for k, members in pooled.items():
+            _colour(proc, times, cost, k, members)
         schedule = _retime(problem, proc, times, data)
         return Verdict("found", schedule, "CP-SAT: a schedule", _since(started))
     return Verdict(
@@ -335,20 +351,81 @@ def _load_cuts(
     x: dict[tuple[int, int], Any],
     cost: np.ndarray,
     classes: list[list[int]],
+    pooled: dict[int, list[int]],
     target: int,
 ) -> None:
-    """Each processor, and each class of interchangeable ones, works at most ``target``."""
+    """Each processor (pool of ``m``: ``m`` times), and each class, works at most ``target``."""
     load: dict[int, list[tuple[int, Any]]] = {}
     for (i, p), lit in x.items():
         if cost[i, p] > 0:
             load.setdefault(p, []).append((int(cost[i, p]), lit))
-    for terms in load.values():
-        if sum(c for c, _ in terms) > target:
-            model.add(sum(c * lit for c, lit in terms) <= target)
+    for p, terms in load.items():
+        room = len(pooled.get(p, [p])) * target
+        if sum(c for c, _ in terms) > room:
+            model.add(sum(c * lit for c, lit in terms) <= room)
     for members in classes:
         terms = [t for p in members for t in load.get(p, [])]
         if sum(c for c, _ in terms) > len(members) * target:
             model.add(sum(c * lit for c, lit in terms) <= len(members) * target)
+
+
+def _free_inside(data: Floored, members: list[int]) -> bool:
+    """Whether every delay between two members of a class is zero in the witness's data."""
+    inside = np.ix_(np.arange(data.delay.shape[0]), members, members)
+    return bool(np.all(data.delay[inside] == 0))
+
+
+def _capacity(
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    start: list[Any],
+    cost: np.ndarray,
+    k: int,
+    m: int,
+    pairs: list[tuple[int, int]],
+) -> None:
+    """At the start of each task on pool ``k``, at most ``m - 1`` others of it are running.
+
+    For each ordered rival pair ``(j, i)`` (both of positive cost on the pool), a
+    literal ``o`` is forced true when both are on the pool and ``j`` runs at
+    ``s_i`` (``s_j <= s_i < s_j + c_j``): the clause ``o or not x[i, k] or not
+    x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and
+    ``done => s_i >= s_j + c_j``. Then ``x[i, k] => sum_j o[j, i] <= m - 1``.
+    """
+    running: dict[int, list[Any]] = {}
+    for a, b in pairs:
+        for i, j in ((a, b), (b, a)):
+            o = model.new_bool_var(f"o{j}_{i}")
+            late = model.new_bool_var(f"l{j}_{i}")
+            done = model.new_bool_var(f"d{j}_{i}")
+            model.add(start[j] >= start[i] + 1).only_enforce_if(late)
+            model.add(start[i] >= start[j] + int(cost[j, k])).only_enforce_if(done)
+            model.add_bool_or([o, x[i, k].Not(), x[j, k].Not(), late, done])
+            running.setdefault(i, []).append(o)
+    for i, lits in running.items():
+        if len(lits) >= m:
+            model.add(sum(lits) <= m - 1).only_enforce_if(x[i, k])
+
+
+def _colour(
+    proc: np.ndarray, times: np.ndarray, cost: np.ndarray, k: int, members: list[int]
+) -> None:
+    """Give the tasks the witness put on pool ``k`` a member each (interval colouring).
+
+    In start order, each task takes the first member free at its start. The
+    capacity constraint of :func:`_capacity` keeps at most ``m`` tasks of
+    positive cost running at any start, so a member is always free for those;
+    a zero-length task that finds none stays on ``k`` (the re-timing on the
+    original data then orders it, so the schedule stays valid).
+    """
+    free = dict.fromkeys(members, -np.inf)
+    tasks = sorted(np.flatnonzero(proc == k).tolist(), key=lambda i: (times[i], i))
+    for i in tasks:
+        member = next((q for q in members if free[q] <= times[i]), k)
+        proc[i] = member
+        end = times[i] + cost[i, k]
+        if end > times[i]:
+            free[member] = max(free[member], end)
 
 
 def _value_precedence(

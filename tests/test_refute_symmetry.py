@@ -1,4 +1,7 @@
-"""Tests of the refutation witness's symmetry breaking and load cuts (models/_refute_symmetry.py).
+"""Tests of the refutation witness's reductions: symmetry breaking, load cuts, pooling.
+
+The symmetry argument is in models/_refute_symmetry.py, the pooling in
+models/_refute.py (``refute_cpsat``).
 
 The witness must never refute a claim that can be beaten: on tiny instances
 with interchangeable processors, brute force gives the optimum and the witness,
@@ -23,6 +26,14 @@ from models.certify import certify
 from models.cpsat import scale_data
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# (symmetry, cuts, pool): all on (the default), all off, and each alone.
+REDUCTIONS = [
+    (True, True, True),
+    (False, False, False),
+    (True, False, False),
+    (False, True, False),
+    (False, False, True),
+]
 
 
 def _classes(problem: Problem) -> list[list[int]]:
@@ -100,14 +111,30 @@ def test_witness_agrees_with_bruteforce(index: int) -> None:
     data = floored_data(p, resolution)
     assert data.exact
     best = int(round(float(optimum.makespan) * resolution))
-    for symmetry, cuts in ((True, True), (False, False), (True, False), (False, True)):
-        below = refute_cpsat(p, data, best - 1, time_limit=30, symmetry=symmetry, cuts=cuts)
-        assert below.outcome == "refuted", (symmetry, cuts, below.reason)
+    for flags in REDUCTIONS:
+        options = dict(zip(("symmetry", "cuts", "pool"), flags, strict=True))
+        below = refute_cpsat(p, data, best - 1, time_limit=30, **options)
+        assert below.outcome == "refuted", (options, below.reason)
         # A false claim of best + 1 asks for makespan <= best: the witness must find one.
-        found = refute_cpsat(p, data, best, time_limit=30, symmetry=symmetry, cuts=cuts)
-        assert found.outcome == "found", (symmetry, cuts, found.reason)
+        found = refute_cpsat(p, data, best, time_limit=30, **options)
+        assert found.outcome == "found", (options, found.reason)
         assert validate(p, found.schedule) == []
         assert found.schedule.makespan * resolution <= best + 1e-9
+
+
+def test_pooled_cores_are_coloured_into_a_valid_schedule() -> None:
+    # Four identical tasks on a 3-core pool (+ a GPU that is slow here): 2 rounds.
+    p = Problem.from_lists(
+        [[4, 4, 4, 9]] * 4,
+        network={"topology": "accelerated-node"},
+    )
+    assert _classes(p)[0] == [0, 1, 2]
+    data = floored_data(p, 1)
+    assert refute_cpsat(p, data, 7).outcome == "refuted"
+    found = refute_cpsat(p, data, 8)
+    assert found.outcome == "found"
+    assert validate(p, found.schedule) == []
+    assert found.schedule.makespan == 8
 
 
 def test_a_false_claim_one_above_the_optimum_is_caught() -> None:
