@@ -241,6 +241,29 @@ def refute_cpsat(
     ``s_j >= s_i + d_i``), so they occupy disjoint parts of ``[0, target]``.
     They let propagation see at once that a claim equal to a load bound cannot
     be beaten, e.g. every task on the one GPU.
+
+    **Pooling** (``pool``). A class ``C`` of ``m`` interchangeable processors
+    (:mod:`models._refute_symmetry`) whose members communicate for free in the
+    witness's data (every floored delay between two members, itself included,
+    is zero: the CPU cores of an accelerated node) keeps only the literals of
+    its first member ``k``, which then means "on some member of ``C``". The
+    per-processor disjunction on ``k`` is replaced by a capacity: at the start
+    of each task ``i`` on ``C``, at most ``m - 1`` other tasks of ``C`` are
+    running (:func:`_capacity`). Exact both ways, hence sound:
+
+    * every schedule gives a solution: a task on any member sets ``x[i, k]``;
+      its durations are equal (equal cost columns); a delay from a member ``p``
+      to a processor ``q`` outside ``C`` equals the delay from ``k`` (the swap
+      ``(k p)`` preserves hops) and inside ``C`` is zero, like ``delay(k, k)``;
+      a processor runs one task at a time, so at most ``m`` run on ``C`` at
+      any time;
+    * every solution gives a schedule of the same starts: the most tasks of
+      positive length running at once on ``C`` is reached at some task's start,
+      where the capacity allows ``m``, so colouring the intervals in start
+      order (:func:`_colour`) needs at most ``m`` members.
+
+    Value precedence then applies to the classes that are not pooled (they are
+    disjoint from the pools, so the relabelling argument is unchanged).
     """
     from ortools.sat.python import cp_model
 
