@@ -414,10 +414,18 @@ def _capacity(
     ``s_i`` (``s_j <= s_i < s_j + c_j``): the clause ``o or not x[i, k] or not
     x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and
     ``done => s_i >= s_j + c_j``. Then ``x[i, k] => sum_j o[j, i] <= m - 1``.
+    A task with fewer than ``m`` rivals gets neither (the sum could not exceed
+    ``m - 1``): on a node of 28 cores this leaves out most literals.
     """
+    rivals: dict[int, int] = {}
+    for a, b in pairs:
+        rivals[a] = rivals.get(a, 0) + 1
+        rivals[b] = rivals.get(b, 0) + 1
     running: dict[int, list[Any]] = {}
     for a, b in pairs:
         for i, j in ((a, b), (b, a)):
+            if rivals[i] < m:
+                continue  # fewer than m rivals: the capacity cannot bind at s_i
             o = model.new_bool_var(f"o{j}_{i}")
             late = model.new_bool_var(f"l{j}_{i}")
             done = model.new_bool_var(f"d{j}_{i}")
@@ -426,8 +434,7 @@ def _capacity(
             model.add_bool_or([o, x[i, k].Not(), x[j, k].Not(), late, done])
             running.setdefault(i, []).append(o)
     for i, lits in running.items():
-        if len(lits) >= m:
-            model.add(sum(lits) <= m - 1).only_enforce_if(x[i, k])
+        model.add(sum(lits) <= m - 1).only_enforce_if(x[i, k])
 
 
 def _colour(
