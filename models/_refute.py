@@ -313,7 +313,7 @@ def refute_cpsat(
         _load_cuts(model, x, cost, single, pooled, int(target))
     if symmetry:
         _value_precedence(model, x, n, single)
-    rivals: dict[int, list[tuple[int, int]]] = {k: [] for k in pooled}
+    rivals: dict[int, list[tuple[int, int, Any, Any]]] = {k: [] for k in pooled}
     for i, j, shared, iso in _competing_pairs(problem, cost):
         before = model.new_bool_var(f"b{i}_{j}")
         after = model.new_bool_var(f"b{j}_{i}")
@@ -322,7 +322,7 @@ def refute_cpsat(
         for p in shared:
             if (i, p) in x and (j, p) in x:
                 if p in pooled:
-                    rivals[p].append((i, j))
+                    rivals[p].append((i, j, before, after))
                 else:
                     model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
         if iso:
@@ -405,32 +405,32 @@ def _capacity(
     cost: np.ndarray,
     k: int,
     m: int,
-    pairs: list[tuple[int, int]],
+    pairs: list[tuple[int, int, Any, Any]],
 ) -> None:
     """At the start of each task on pool ``k``, at most ``m - 1`` others of it are running.
 
     For each ordered rival pair ``(j, i)`` (both of positive cost on the pool), a
     literal ``o`` is forced true when both are on the pool and ``j`` runs at
     ``s_i`` (``s_j <= s_i < s_j + c_j``): the clause ``o or not x[i, k] or not
-    x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and
-    ``done => s_i >= s_j + c_j``. Then ``x[i, k] => sum_j o[j, i] <= m - 1``.
-    A task with fewer than ``m`` rivals gets neither (the sum could not exceed
+    x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and ``done`` the
+    pair's own order literal ``s_i >= s_j + d_j`` (``d_j = c_j`` on the pool).
+    Then ``x[i, k] => sum_j o[j, i] <= m - 1``. A task with fewer than ``m``
+    rivals gets neither (the sum could not exceed
     ``m - 1``): on a node of 28 cores this leaves out most literals.
     """
     rivals: dict[int, int] = {}
-    for a, b in pairs:
+    for a, b, _, _ in pairs:
         rivals[a] = rivals.get(a, 0) + 1
         rivals[b] = rivals.get(b, 0) + 1
     running: dict[int, list[Any]] = {}
-    for a, b in pairs:
-        for i, j in ((a, b), (b, a)):
+    for a, b, a_first, b_first in pairs:
+        # ``a_first`` is the pair's order literal s_b >= s_a + d_a: "a done at s_b".
+        for i, j, done in ((a, b, b_first), (b, a, a_first)):
             if rivals[i] < m:
                 continue  # fewer than m rivals: the capacity cannot bind at s_i
             o = model.new_bool_var(f"o{j}_{i}")
             late = model.new_bool_var(f"l{j}_{i}")
-            done = model.new_bool_var(f"d{j}_{i}")
             model.add(start[j] >= start[i] + 1).only_enforce_if(late)
-            model.add(start[i] >= start[j] + int(cost[j, k])).only_enforce_if(done)
             model.add_bool_or([o, x[i, k].Not(), x[j, k].Not(), late, done])
             running.setdefault(i, []).append(o)
     for i, lits in running.items():
