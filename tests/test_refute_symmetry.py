@@ -93,6 +93,21 @@ def _tiny_instances() -> list[Problem]:
                     n_isolation=seed % 2,
                 )
             )
+        for topology in ("accelerated-node", "fully-connected"):
+            # Affinity splits classes (e.g. [0, 1, 3]); order and isolation pairs too.
+            out.append(
+                random_instance(
+                    6,
+                    5,
+                    topology=topology,
+                    heterogeneity=0.0,
+                    affinity=0.15,
+                    n_order=1,
+                    n_isolation=1,
+                    ccr=2.0,
+                    seed=seed,
+                )
+            )
         arcs = random_dag(5, seed=seed)
         for platform in ("single-gpu", "multi-gpu"):
             out.append(
@@ -101,7 +116,7 @@ def _tiny_instances() -> list[Problem]:
     return out
 
 
-@pytest.mark.parametrize("index", range(24))
+@pytest.mark.parametrize("index", range(32))
 def test_witness_agrees_with_bruteforce(index: int) -> None:
     p = _tiny_instances()[index]
     optimum = exactsched.solve(p, "bruteforce", certify=False)
