@@ -63,6 +63,12 @@ def test_hops_split_a_class_unless_nothing_communicates() -> None:
     assert interchangeable_classes(cost, line, has_arcs=False) == [[0, 1, 2]]
 
 
+def test_out_of_checks_processors_stay_alone() -> None:
+    p = load_instance(EXAMPLES / "daggen-n12-single-gpu-hoft.json")
+    assert interchangeable_classes(p.cost, p.hops, has_arcs=True, max_checks=0) == []
+    assert interchangeable_classes(p.cost, p.hops, has_arcs=True, max_checks=2) == [[0, 1, 2]]
+
+
 def test_classes_are_closed_under_every_swap() -> None:
     for seed in range(6):
         for topology in ("mesh", "matrix", "accelerated-node", "hypercube"):
