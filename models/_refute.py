@@ -27,7 +27,9 @@ The witnesses share no search with the methods whose proofs they check:
   known false proofs of CP-SAT 9.15, ``tests/data/engine-false-optimum``):
   assignment literals, start variables, one order literal per direction for
   each pair of tasks that may compete, and enforced linear inequalities; one
-  worker, fixed seed, presolve off, linearization level 0;
+  worker, fixed seed, presolve off, linearization level 0; interchangeable
+  processors (the cores of a CPU-GPU node) are pooled or their symmetry broken,
+  with their own class analysis (:mod:`models._refute_symmetry`);
 * :func:`refute_milp`: the MILP of :func:`models.milp.build_model` on the floored
   data as a pure feasibility problem (no objective) bounded by ``target``;
 * :func:`refute_bruteforce`: the exhaustive search of :mod:`models.bruteforce`
@@ -415,8 +417,8 @@ def _capacity(
     x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and ``done`` the
     pair's own order literal ``s_i >= s_j + d_j`` (``d_j = c_j`` on the pool).
     Then ``x[i, k] => sum_j o[j, i] <= m - 1``. A task with fewer than ``m``
-    rivals gets neither (the sum could not exceed
-    ``m - 1``): on a node of 28 cores this leaves out most literals.
+    rivals gets neither (the sum could not exceed ``m - 1``): on a node of 28
+    cores this leaves out most literals.
     """
     rivals: dict[int, int] = {}
     for a, b, _, _ in pairs:
