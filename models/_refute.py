@@ -27,7 +27,9 @@ The witnesses share no search with the methods whose proofs they check:
   known false proofs of CP-SAT 9.15, ``tests/data/engine-false-optimum``):
   assignment literals, start variables, one order literal per direction for
   each pair of tasks that may compete, and enforced linear inequalities; one
-  worker, fixed seed, presolve off, linearization level 0;
+  worker, fixed seed, presolve off, linearization level 0; interchangeable
+  processors (the cores of a CPU-GPU node) are pooled or their symmetry broken,
+  with their own class analysis (:mod:`models._refute_symmetry`);
 * :func:`refute_milp`: the MILP of :func:`models.milp.build_model` on the floored
   data as a pure feasibility problem (no objective) bounded by ``target``;
 * :func:`refute_bruteforce`: the exhaustive search of :mod:`models.bruteforce`
@@ -46,6 +48,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from models._milp_horizon import order_from_times, semi_active
+from models._refute_symmetry import interchangeable_classes
 
 __all__ = [
     "Floored",
@@ -186,6 +189,9 @@ def refute_cpsat(
     *,
     time_limit: float | None = None,
     seed: int = 0,
+    symmetry: bool = True,
+    cuts: bool = True,
+    pool: bool = True,
 ) -> Verdict:
     """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
 
@@ -199,6 +205,14 @@ def refute_cpsat(
         Seconds for the solver.
     seed : int
         CP-SAT's random seed (one worker: the search is deterministic).
+    symmetry : bool
+        Value-precedence clauses over classes of interchangeable processors
+        (:mod:`models._refute_symmetry`, where their soundness is argued).
+    cuts : bool
+        Redundant load cuts (see Notes).
+    pool : bool
+        Pool each class of interchangeable processors that communicate for free
+        among each other into one location of capacity ``m`` (see Notes).
 
     Returns
     -------
@@ -220,6 +234,38 @@ def refute_cpsat(
     per competing pair two order literals ``b_ij => s_j >= s_i + d_i`` with the
     clause ``not x[i, p] or not x[j, p] or b_ij or b_ji`` on every shared
     processor, and ``b_ij or b_ji`` (or a zero-length placement) for isolation.
+
+    The load cuts ``sum_i cost[i, p] x[i, p] <= target`` per processor ``p``
+    (and their sum over each class of interchangeable processors, bounded by
+    the class size times ``target``) are implied by the model, so they remove
+    no solution: tasks of positive cost on one processor are pairwise ordered,
+    by an order literal or by a path of arcs (each arc gives
+    ``s_j >= s_i + d_i``), so they occupy disjoint parts of ``[0, target]``.
+    They let propagation see at once that a claim equal to a load bound cannot
+    be beaten, e.g. every task on the one GPU.
+
+    **Pooling** (``pool``). A class ``C`` of ``m`` interchangeable processors
+    (:mod:`models._refute_symmetry`) whose members communicate for free in the
+    witness's data (every floored delay between two members, itself included,
+    is zero: the CPU cores of an accelerated node) keeps only the literals of
+    its first member ``k``, which then means "on some member of ``C``". The
+    per-processor disjunction on ``k`` is replaced by a capacity: at the start
+    of each task ``i`` on ``C``, at most ``m - 1`` other tasks of ``C`` are
+    running (:func:`_capacity`). Exact both ways, hence sound:
+
+    * every schedule gives a solution: a task on any member sets ``x[i, k]``;
+      its durations are equal (equal cost columns); a delay from a member ``p``
+      to a processor ``q`` outside ``C`` equals the delay from ``k`` (the swap
+      ``(k p)`` preserves hops) and inside ``C`` is zero, like ``delay(k, k)``;
+      a processor runs one task at a time, so at most ``m`` run on ``C`` at
+      any time;
+    * every solution gives a schedule of the same starts: the most tasks of
+      positive length running at once on ``C`` is reached at some task's start,
+      where the capacity allows ``m``, so colouring the intervals in start
+      order (:func:`_colour`) needs at most ``m`` members.
+
+    Value precedence then applies to the classes that are not pooled (they are
+    disjoint from the pools, so the relabelling argument is unchanged).
     """
     from ortools.sat.python import cp_model
 
@@ -234,11 +280,19 @@ def refute_cpsat(
     x: dict[tuple[int, int], Any] = {}
     dur: list[Any] = []
     start = [model.new_int_var(0, int(target), f"s{i}") for i in range(n)]
+    classes = (
+        interchangeable_classes(cost, problem.hops, has_arcs=problem.n_edges > 0)
+        if symmetry or cuts or pool
+        else []
+    )
+    # Pooled classes: one literal, on the first member, stands for the class.
+    pooled = {c[0]: c for c in classes if pool and _free_inside(data, c)}
+    hidden = {p for members in pooled.values() for p in members[1:]}
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
-            if cost[i, p] > target:
-                continue  # cannot run there within the target
+            if cost[i, p] > target or p in hidden:
+                continue  # cannot run there within the target, or pooled
             x[i, p] = model.new_bool_var(f"x{i}_{p}")
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
@@ -256,6 +310,12 @@ def refute_cpsat(
                 continue
             arrival = sum(int(d[p, q]) * x[j, q] for q in qs if d[p, q])
             model.add(start[j] >= start[i] + int(cost[i, p]) + arrival).only_enforce_if(x[i, p])
+    single = [c for c in classes if c[0] not in pooled]
+    if cuts:
+        _load_cuts(model, x, cost, single, pooled, int(target))
+    if symmetry:
+        _value_precedence(model, x, n, single)
+    rivals: dict[int, list[tuple[int, int, Any, Any]]] = {k: [] for k in pooled}
     for i, j, shared, iso in _competing_pairs(problem, cost):
         before = model.new_bool_var(f"b{i}_{j}")
         after = model.new_bool_var(f"b{j}_{i}")
@@ -263,7 +323,10 @@ def refute_cpsat(
         model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
         for p in shared:
             if (i, p) in x and (j, p) in x:
-                model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
+                if p in pooled:
+                    rivals[p].append((i, j, before, after))
+                else:
+                    model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
         if iso:
             zero = [
                 x[k, p]
@@ -272,6 +335,8 @@ def refute_cpsat(
                 if (k, p) in x and cost[k, p] == 0
             ]
             model.add_bool_or([before, after, *zero])
+    for k, pairs in rivals.items():
+        _capacity(model, x, start, cost, k, len(pooled[k]), pairs)
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
@@ -297,11 +362,120 @@ def refute_cpsat(
             dtype=np.int64,
         )
         times = np.array([solver.value(s) for s in start], dtype=float)
+        for k, members in pooled.items():
+            _colour(proc, times, cost, k, members)
         schedule = _retime(problem, proc, times, data)
         return Verdict("found", schedule, "CP-SAT: a schedule", _since(started))
     return Verdict(
         "unknown", reason=f"CP-SAT: {solver.status_name(status).lower()}", seconds=_since(started)
     )
+
+
+def _load_cuts(
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    cost: np.ndarray,
+    classes: list[list[int]],
+    pooled: dict[int, list[int]],
+    target: int,
+) -> None:
+    """Each processor (pool of ``m``: ``m`` times), and each class, works at most ``target``."""
+    load: dict[int, list[tuple[int, Any]]] = {}
+    for (i, p), lit in x.items():
+        if cost[i, p] > 0:
+            load.setdefault(p, []).append((int(cost[i, p]), lit))
+    for p, terms in load.items():
+        room = len(pooled.get(p, [p])) * target
+        if sum(c for c, _ in terms) > room:
+            model.add(sum(c * lit for c, lit in terms) <= room)
+    for members in classes:
+        terms = [t for p in members for t in load.get(p, [])]
+        if sum(c for c, _ in terms) > len(members) * target:
+            model.add(sum(c * lit for c, lit in terms) <= len(members) * target)
+
+
+def _free_inside(data: Floored, members: list[int]) -> bool:
+    """Whether every delay between two members of a class is zero in the witness's data."""
+    inside = np.ix_(np.arange(data.delay.shape[0]), members, members)
+    return bool(np.all(data.delay[inside] == 0))
+
+
+def _capacity(
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    start: list[Any],
+    cost: np.ndarray,
+    k: int,
+    m: int,
+    pairs: list[tuple[int, int, Any, Any]],
+) -> None:
+    """At the start of each task on pool ``k``, at most ``m - 1`` others of it are running.
+
+    For each ordered rival pair ``(j, i)`` (both of positive cost on the pool), a
+    literal ``o`` is forced true when both are on the pool and ``j`` runs at
+    ``s_i`` (``s_j <= s_i < s_j + c_j``): the clause ``o or not x[i, k] or not
+    x[j, k] or late or done`` with ``late => s_j >= s_i + 1`` and ``done`` the
+    pair's own order literal ``s_i >= s_j + d_j`` (``d_j = c_j`` on the pool).
+    Then ``x[i, k] => sum_j o[j, i] <= m - 1``. A task with fewer than ``m``
+    rivals gets neither (the sum could not exceed ``m - 1``): on a node of 28
+    cores this leaves out most literals.
+    """
+    rivals: dict[int, int] = {}
+    for a, b, _, _ in pairs:
+        rivals[a] = rivals.get(a, 0) + 1
+        rivals[b] = rivals.get(b, 0) + 1
+    running: dict[int, list[Any]] = {}
+    for a, b, a_first, b_first in pairs:
+        # ``a_first`` is the pair's order literal s_b >= s_a + d_a: "a done at s_b".
+        for i, j, done in ((a, b, b_first), (b, a, a_first)):
+            if rivals[i] < m:
+                continue  # fewer than m rivals: the capacity cannot bind at s_i
+            o = model.new_bool_var(f"o{j}_{i}")
+            late = model.new_bool_var(f"l{j}_{i}")
+            model.add(start[j] >= start[i] + 1).only_enforce_if(late)
+            model.add_bool_or([o, x[i, k].Not(), x[j, k].Not(), late, done])
+            running.setdefault(i, []).append(o)
+    for i, lits in running.items():
+        model.add(sum(lits) <= m - 1).only_enforce_if(x[i, k])
+
+
+def _colour(
+    proc: np.ndarray, times: np.ndarray, cost: np.ndarray, k: int, members: list[int]
+) -> None:
+    """Give the tasks the witness put on pool ``k`` a member each (interval colouring).
+
+    In start order, each task takes the first member free at its start. The
+    capacity constraint of :func:`_capacity` keeps at most ``m`` tasks of
+    positive cost running at any start, so a member is always free for those;
+    a zero-length task that finds none stays on ``k`` (the re-timing on the
+    original data then orders it, so the schedule stays valid).
+    """
+    free = dict.fromkeys(members, -np.inf)
+    tasks = sorted(np.flatnonzero(proc == k).tolist(), key=lambda i: (times[i], i))
+    for i in tasks:
+        member = next((q for q in members if free[q] <= times[i]), k)
+        proc[i] = member
+        end = times[i] + cost[i, k]
+        if end > times[i]:
+            free[member] = max(free[member], end)
+
+
+def _value_precedence(
+    model: Any, x: dict[tuple[int, int], Any], n: int, classes: list[list[int]]
+) -> None:
+    """``x[i, k_r] => OR_{j < i} x[j, k_{r-1}]`` per class ``k_0 < k_1 < ...``.
+
+    Sound by :mod:`models._refute_symmetry`: the members of a class have equal
+    cost columns, so a task has a literal on all of them or on none.
+    """
+    for members in classes:
+        for prev, proc in zip(members, members[1:], strict=False):
+            earlier: list[Any] = []
+            for i in range(n):
+                if (i, proc) in x:
+                    model.add_bool_or([x[i, proc].Not(), *earlier])
+                if (i, prev) in x:
+                    earlier.append(x[i, prev])
 
 
 def refute_milp(

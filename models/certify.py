@@ -12,7 +12,10 @@ shorter than the claimed optimum ``M`` exists (the witnesses are in
     Exhaustive search on the original data (instances of at most
     :data:`BRUTEFORCE_MAX_TASKS` tasks).
 ``cpsat-disjunctive``
-    A CP-SAT model without interval variables, one worker, presolve off.
+    A CP-SAT model without interval variables, one worker, presolve off;
+    interchangeable processors pooled or their symmetry broken (sound
+    reductions argued in :mod:`models._refute_symmetry` and
+    :func:`models._refute.refute_cpsat`).
 ``milp``
     The MILP of :mod:`models.milp` as a feasibility problem (HiGHS).
 
