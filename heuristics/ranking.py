@@ -357,7 +357,8 @@ def _nc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     """
     slow, fast = _slow_fast(problem)
     with np.errstate(divide="ignore", invalid="ignore"):
-        node = np.where(slow > 0, (slow - fast) * fast / slow, 0.0)
+        # (w_s - w_f) * (w_f / w_s): the ratio first, so 1e300 costs do not overflow
+        node = np.where(slow > 0, (slow - fast) * (fast / slow), 0.0)
     return node, np.zeros(problem.n_edges)
 
 
