@@ -325,3 +325,20 @@ def test_readers_accept_crlf_line_endings():
         'digraph "g" {\r\n  a [Weight=2];\r\n  b [Weight=1];\r\n  a -> b [Weight=3];\r\n}', 2
     )
     assert dot.edge_data.tolist() == [3]
+
+
+def test_dot_optima_wide_table_matches_the_long_one(tmp_path) -> None:
+    # The layout of shared/data/sinnen-dot/OPTIMA.txt: a header "graph P=1 P=2 P=4".
+    wide = tmp_path / "OPTIMA.txt"
+    wide.write_text(
+        "# graph   P=1 P=2 P=4   (optimal makespans)\n"
+        "Nodes_7_OutTree  40 28 22\n"
+        "Nodes_11_OutTree 640 350 227\n"
+    )
+    table = read_dot_optima(wide)
+    long = read_dot_optima(DATA / "sinnen-dot" / "OPTIMA.txt")
+    assert table[("Nodes_7_OutTree.dot", 4)] == 22 and len(table) == 6
+    assert all(long[key] == value for key, value in table.items() if key in long)
+    with pytest.raises(InstanceError, match=r"OPTIMA.txt:2: expected 'graph' and 3 optima"):
+        wide.write_text("# graph P=1 P=2 P=4\nNodes_7_OutTree 40 28\n")
+        read_dot_optima(wide)

@@ -486,7 +486,12 @@ def _dot_id(name: str) -> str:
 
 
 def read_dot_optima(path: str | os.PathLike[str]) -> dict[tuple[str, int], int]:
-    """Read a table of optimal makespans: lines ``file P optimum`` (``#`` starts a comment).
+    """Read a table of optimal makespans (``#`` starts a comment).
+
+    Two layouts are read: lines ``file P optimum``, or a wide table whose
+    header (a comment is fine) names two or more columns ``P=1 P=2 ...`` followed by
+    lines ``graph optimum optimum ...``, one per graph (``.dot`` is added to a
+    graph name without a suffix).
 
     Parameters
     ----------
@@ -501,27 +506,38 @@ def read_dot_optima(path: str | os.PathLike[str]) -> dict[tuple[str, int], int]:
     Raises
     ------
     InstanceError
-        ``file:line: ...`` for a line that is not ``name int int`` or a repeated key.
+        ``file:line: ...`` for a line that fits neither layout or a repeated key.
 
     Examples
     --------
     >>> read_dot_optima("# comment\\nNodes_7_OutTree.dot 2 28\\n")
     {('Nodes_7_OutTree.dot', 2): 28}
+    >>> read_dot_optima("# graph P=2 P=4\\nNodes_7_OutTree 28 22\\n")
+    {('Nodes_7_OutTree.dot', 2): 28, ('Nodes_7_OutTree.dot', 4): 22}
     """
     text, label, _ = read_source(path, "optima")
+    columns: list[int] = []
+    for raw in text.splitlines():
+        found = re.findall(r"\bP=(\d+)\b", raw)
+        if len(found) >= 2:  # a header row "graph P=1 P=2 ...", not prose about P = 2
+            columns = [int(c) for c in found]
+            break
     table: dict[tuple[str, int], int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         fields = raw.split("#", 1)[0].split()
         if not fields:
             continue
-        if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
-            raise InstanceError(
-                f"{label}:{number}: expected 'file P optimum', got {raw.strip()!r}"
-            )
-        key = (fields[0], int(fields[1]))
-        if key in table:
-            raise InstanceError(
-                f"{label}:{number}: {fields[0]} with P = {fields[1]} appears twice"
-            )
-        table[key] = int(fields[2])
+        values = fields[1:]
+        if columns and len(values) == len(columns) and all(v.isdigit() for v in values):
+            name = fields[0] if "." in fields[0] else f"{fields[0]}.dot"
+            rows = [(name, c, int(v)) for c, v in zip(columns, values, strict=True)]
+        elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+            rows = [(fields[0], int(fields[1]), int(fields[2]))]
+        else:
+            layout = f"'graph' and {len(columns)} optima" if columns else "'file P optimum'"
+            raise InstanceError(f"{label}:{number}: expected {layout}, got {raw.strip()!r}")
+        for name, procs, optimum in rows:
+            if (name, procs) in table:
+                raise InstanceError(f"{label}:{number}: {name} with P = {procs} appears twice")
+            table[name, procs] = optimum
     return table
