@@ -517,25 +517,32 @@ def read_dot_optima(path: str | os.PathLike[str]) -> dict[tuple[str, int], int]:
     """
     text, label, _ = read_source(path, "optima")
     columns: list[int] = []
-    for raw in text.splitlines():
+    header = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
         found = re.findall(r"\bP=(\d+)\b", raw)
         if len(found) >= 2:  # a header row "graph P=1 P=2 ...", not prose about P = 2
-            columns = [int(c) for c in found]
+            columns, header = [int(c) for c in found], number
             break
     table: dict[tuple[str, int], int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         fields = raw.split("#", 1)[0].split()
-        if not fields:
+        if not fields or number == header:
             continue
         values = fields[1:]
-        if columns and len(values) == len(columns) and all(v.isdigit() for v in values):
+        if columns:  # a wide table has only wide rows
+            if len(values) != len(columns) or not all(v.isdigit() for v in values):
+                raise InstanceError(
+                    f"{label}:{number}: expected 'graph' and {len(columns)} optima, "
+                    f"got {raw.strip()!r}"
+                )
             name = fields[0] if "." in fields[0] else f"{fields[0]}.dot"
             rows = [(name, c, int(v)) for c, v in zip(columns, values, strict=True)]
         elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
             rows = [(fields[0], int(fields[1]), int(fields[2]))]
         else:
-            layout = f"'graph' and {len(columns)} optima" if columns else "'file P optimum'"
-            raise InstanceError(f"{label}:{number}: expected {layout}, got {raw.strip()!r}")
+            raise InstanceError(
+                f"{label}:{number}: expected 'file P optimum', got {raw.strip()!r}"
+            )
         for name, procs, optimum in rows:
             if (name, procs) in table:
                 raise InstanceError(f"{label}:{number}: {name} with P = {procs} appears twice")
