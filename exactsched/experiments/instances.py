@@ -30,19 +30,9 @@ __all__ = [
     "canonical_json",
 ]
 
-#: File suffixes a directory argument of ``compare`` is searched for.
-INSTANCE_SUFFIXES = (".json",)
-#: Added when :mod:`exactsched.workloads` has a ``load_problem`` reading them.
-WORKLOAD_SUFFIXES = (".stg", ".dot", ".gv")
-
-
-def _workloads_loader() -> Any:
-    """``exactsched.workloads.load_problem`` when this build has it, else None."""
-    try:
-        from exactsched.workloads import load_problem as loader  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return loader
+#: File suffixes a directory argument of ``compare`` is searched for: instance and
+#: WfCommons JSON, and the graphs :func:`exactsched.workloads.load_problem` reads.
+INSTANCE_SUFFIXES = (".json", ".stg", ".dot", ".gv")
 
 
 def load_problem(
@@ -78,34 +68,29 @@ def load_problem(
     >>> q == load_problem("examples/mesh-isolation.json")
     True
     """
-    loader = _workloads_loader()
+    from exactsched import workloads
+    from exactsched.instance import load_instance
+
     if isinstance(source, Problem):
         if platform is None:
             return source
         source = source.to_json()
-    elif loader is not None and not isinstance(source, Mapping):
-        return loader(source, platform=platform)
-    from exactsched.instance import load_instance, read_json
-
+    if not isinstance(source, Mapping):  # a file of any format the workloads read
+        return workloads.load_problem(source, platform=platform)
     if platform is None:
         return load_instance(source)
-    doc = dict(source) if isinstance(source, Mapping) else read_json(source)
-    plat = platform if isinstance(platform, Mapping) else read_json(platform)
-    if not isinstance(plat, Mapping):
-        raise InstanceError("platform: expected a JSON object")
-    if "platform" in plat:  # an instance document: take its platform
-        plat = plat["platform"]
-    if not isinstance(doc, Mapping):
-        raise InstanceError(f"{source}: expected a JSON object")
-    return load_instance({**doc, "platform": plat})
+    from exactsched.workloads.platforms import resolve_platform
+
+    if isinstance(platform, Mapping) and "platform" in platform:  # an instance: its platform
+        platform = platform["platform"]
+    return load_instance({**source, "platform": resolve_platform(platform).document})
 
 
 def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The instance files named by ``paths``: files as given, directories searched.
 
     A directory contributes every file below it whose suffix is in
-    :data:`INSTANCE_SUFFIXES` (and :data:`WORKLOAD_SUFFIXES` when
-    ``exactsched.workloads.load_problem`` exists), in sorted order. Duplicates are
+    :data:`INSTANCE_SUFFIXES`, in sorted order. Duplicates are
     dropped.
 
     Raises
@@ -119,16 +104,15 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     >>> "mesh-isolation.json" in names and names == sorted(names)
     True
     """
-    suffixes = INSTANCE_SUFFIXES + (WORKLOAD_SUFFIXES if _workloads_loader() else ())
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             inside = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in INSTANCE_SUFFIXES
             )
             if not inside:
-                raise InstanceError(f"{path}: no instance files ({', '.join(suffixes)})")
+                raise InstanceError(f"{path}: no instance files ({', '.join(INSTANCE_SUFFIXES)})")
             found.extend(inside)
         elif path.exists():
             found.append(path)
