@@ -150,38 +150,15 @@ def _prepared(task: Task) -> _Prepared:
 def _run(prep: _Prepared, task: Task) -> Any:
     """The method's :class:`~exactsched.Result` (not validated: :func:`execute` does it).
 
-    Exact methods go through :func:`exactsched.solve`. A heuristic is called as
-    ``solve`` calls it (same option check, seed and timing of the method alone)
-    but with the instance's lower bound computed once (see :class:`_Prepared`).
+    Every method goes through :func:`exactsched.solve`; the problem is kept
+    across runs (see :class:`_Prepared`), so its lower bounds, cached in it, are
+    computed once per instance.
     """
-    from exactsched.errors import MethodError
-    from exactsched.registry import get_method, solve
-    from exactsched.result import Result, Status
+    from exactsched.registry import solve
 
     opts = dict(task.options)
     common = {k: opts.pop(k) for k in ("time_limit", "workers", "seed", "certify") if k in opts}
-    info = get_method(task.method)
-    if info.kind == "exact":
-        return solve(prep.problem, task.method, check=False, **common, **opts)
-    accepted = info.options
-    for key in opts:
-        if key not in accepted:
-            raise MethodError(f"option {key!r}: not an option of {task.method}")
-    if "seed" in accepted:
-        opts["seed"] = common.get("seed", 0)
-    started = time.perf_counter()
-    schedule = info.func(prep.problem, **opts)
-    seconds = time.perf_counter() - started
-    return Result(
-        method=task.method,
-        status=Status.FEASIBLE,
-        schedule=schedule,
-        makespan=schedule.makespan,
-        lower_bound=prep.lower_bound,
-        seconds=seconds,
-        stats={"options": {k: repr(v) if not isinstance(v, str | int | float | bool) else v
-                           for k, v in opts.items()}},
-    )  # fmt: skip
+    return solve(prep.problem, task.method, check=False, **common, **opts)
 
 
 def error_row(status: str, message: str, seconds: float = 0.0) -> dict[str, Any]:
