@@ -46,7 +46,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
-from heuristics.eft import ScheduleBuilder
+from heuristics.eft import ScheduleBuilder, commit_start
 
 __all__ = [
     "ReadyTable",
@@ -94,7 +94,7 @@ def immediate_schedule(problem: Problem, choose: ChooseFn, *, insertion: bool = 
         est, eft = builder.eft(task)
         p = int(choose(task, est, eft))
         step += 1
-        for j in builder._commit(task, p, float(est[p])):
+        for j in commit_start(builder, task, p, float(est[p])):
             heapq.heappush(heap, (step, j))
     return builder.to_schedule()
 
@@ -176,7 +176,7 @@ class ReadyTable:
         """Place a ready ``task`` at its earliest start on ``processor``; update the table."""
         start = float(self.est[task, processor])
         finish = start + float(self._cost[task, processor])
-        released = self.builder._commit(task, processor, start)
+        released = commit_start(self.builder, task, processor, start)
         rows = self._ready
         rows = np.delete(rows, np.searchsorted(rows, task))
         self._ready = rows
