@@ -529,6 +529,12 @@ def solve(
         from exactsched.instance import load_instance
 
         problem = load_instance(problem)
+    model = problem.communication
+    if model not in getattr(info.func, "communication_models", ("delay",)):
+        raise MethodError(
+            f"{method}: does not support the {model!r} communication model "
+            f"(platform.network.communication)"
+        )
     accepted = info.options
     if "seed" in accepted:
         options["seed"] = seed
