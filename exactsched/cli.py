@@ -458,6 +458,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     for m in methods:
         print(f"{m.name:<{width}}  {m.kind:<9}  {m.description}")
         print(f"{'':<{width}}  {'':<9}  source: {m.source}")
+        if m.assumes_identical_processors:
+            print(
+                f"{'':<{width}}  {'':<9}  assumes identical processors: picks processors"
+                " as if all were alike (see docs/heuristics.md)"
+            )
     return EXIT_OK
 
 

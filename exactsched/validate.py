@@ -222,6 +222,12 @@ def validate(
                 f"isolation {ids[a]} / {ids[b]}: [{_t(start[a])}, {_t(end[a])}) and "
                 f"[{_t(start[b])}, {_t(end[b])}) overlap in time"
             )
+
+    # Rule 6: ports and links under the single-port and contention models.
+    if problem.communication != "delay":
+        from exactsched.validate_comm import message_violations
+
+        problems.extend(message_violations(problem, schedule, proc, tol=tol))
     return problems
 
 
