@@ -484,7 +484,8 @@ def solve(
         :data:`MAX_SEED`; ``seed`` also feeds randomised heuristics).
     check : bool
         Validate the returned schedule (default True); an invalid one raises
-        ``RuntimeError``, since it is a bug in the method.
+        :class:`~exactsched.errors.InvalidScheduleError` (a ``RuntimeError``:
+        it is a bug in the method, not in the input).
     certify : bool, optional
         Certify a proven optimum by independent refutation (``Result.certified``,
         see :mod:`models.certify`): True always (within ``time_limit``), False
@@ -505,6 +506,8 @@ def solve(
     MethodError
         For an unknown method, a bad common argument or option, or an
         instance the method refuses.
+    InvalidScheduleError
+        When ``check`` is on and the method's schedule fails validation.
 
     Examples
     --------
@@ -520,6 +523,7 @@ def solve(
     exactsched.errors.MethodError: option insertion: expected true or false, got 'no'
     """
     from exactsched.bounds import lower_bound
+    from exactsched.errors import InvalidScheduleError
     from exactsched.validate import validate
 
     info = get_method(method)
@@ -556,7 +560,7 @@ def solve(
     if check and result.schedule is not None:
         violations = validate(problem, result.schedule)
         if violations:
-            raise RuntimeError(f"{method} returned an invalid schedule: {violations[0]}")
+            raise InvalidScheduleError(method, violations)
     if info.kind == "exact" and result.status is Status.OPTIMAL and certify is not False:
         from models.certify import apply_policy
 
