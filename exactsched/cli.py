@@ -4,7 +4,8 @@ Commands: ``info``, ``validate``, ``solve`` and ``methods`` here, and those of
 the modules in :mod:`exactsched.commands` (``compare``, ``results`` and ``gantt``
 in :mod:`exactsched.commands.experiments`).
 Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input or
-usage (a one-line message on standard error, never a traceback).
+usage, or a method that returned an invalid schedule (a one-line message on
+standard error, never a traceback).
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
+from exactsched.errors import (
+    InstanceError,
+    InstanceWarning,
+    InvalidScheduleError,
+    MethodError,
+    ScheduleError,
+)
 
 __all__ = ["main", "gantt", "seconds_arg", "workers_arg", "seed_arg"]
 
@@ -161,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always", InstanceWarning)
         try:
             status = _COMMANDS[args.command](args)
-        except (InstanceError, ScheduleError, MethodError) as exc:
+        except (InstanceError, ScheduleError, MethodError, InvalidScheduleError) as exc:
             _flush_warnings(caught)
             print(f"exactsched: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -451,6 +458,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     for m in methods:
         print(f"{m.name:<{width}}  {m.kind:<9}  {m.description}")
         print(f"{'':<{width}}  {'':<9}  source: {m.source}")
+        if m.assumes_identical_processors:
+            print(
+                f"{'':<{width}}  {'':<9}  assumes identical processors: picks processors"
+                " as if all were alike (see docs/heuristics.md)"
+            )
     return EXIT_OK
 
 
