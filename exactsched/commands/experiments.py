@@ -147,8 +147,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         progress="none" if (args.quiet or args.json) else "auto",
     )
     try:
-        wanted = set(outcome.instances)
-        rows = [r for r in load_rows(outcome.store, latest=True) if r["instance_key"] in wanted]
+        # Only the rows of the configuration asked for: the database may hold others.
+        rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
         written = write_outputs(rows, report=args.report, plots=args.plots)
         if args.json:
             _emit_json(compare_json(rows, outcome))
@@ -203,10 +203,14 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
     from exactsched.experiments.report import summary_text, write_outputs
+    from exactsched.experiments.store import Store
 
     for path in (args.report, args.plots, args.output):
         _check_writable(path)
-    rows = load_rows(args.db)
+    # Read-only: results never writes into what it reads (a 0-byte file, someone
+    # else's SQLite file and a read-only study stay byte-for-byte as they are).
+    with Store(args.db, readonly=True) as store:
+        rows = load_rows(store)
     with contextlib.ExitStack() as stack:
         out = (
             stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
@@ -223,13 +227,23 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for r in rows:
                 writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
         else:
-            latest = load_rows(args.db, latest=True)
-            print(summary_text(latest), file=out)
-    for path in write_outputs(
-        load_rows(args.db, latest=True), report=args.report, plots=args.plots
-    ):
+            print(summary_text(rows), file=out)
+            configs = _configurations(rows)
+            if len(configs) > 1:
+                print("\nconfigurations in the database (rows):", file=out)
+                for text, count in configs:
+                    print(f"  {text}  ({count})", file=out)
+    for path in write_outputs(rows, report=args.report, plots=args.plots):
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
+
+
+def _configurations(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Each (method, configuration) of the rows with its row count, sorted."""
+    from collections import Counter
+
+    counts = Counter(f"{r['method']}: {r['config']}" for r in rows)
+    return sorted(counts.items())
 
 
 def _method_of(path: str) -> str | None:
