@@ -5,6 +5,7 @@ the modules in :mod:`exactsched.commands` (``compare``, ``results`` and ``gantt`
 in :mod:`exactsched.commands.experiments`).
 Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input,
 usage or an environment failure (a missing folder, a full disk, out of memory),
+or a method that returned an invalid schedule (:class:`InvalidScheduleError`),
 3 an internal error (a bug), 130 interrupted. Every failure prints exactly one
 line on standard error, never a traceback (``EXACTSCHED_TRACEBACK=1`` shows the
 traceback of an internal error). A closed pipe on standard output
@@ -25,7 +26,13 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
+from exactsched.errors import (
+    InstanceError,
+    InstanceWarning,
+    InvalidScheduleError,
+    MethodError,
+    ScheduleError,
+)
 
 __all__ = [
     "main",
@@ -44,8 +51,14 @@ __all__ = [
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 
-#: Errors about the user's input: printed as they are (one line), exit status 2.
-USER_ERRORS: tuple[type[Exception], ...] = (InstanceError, ScheduleError, MethodError)
+#: Errors printed as they are (one line) with exit status 2: the user's input, and a
+#: method's invalid schedule caught by the referee.
+USER_ERRORS: tuple[type[Exception], ...] = (
+    InstanceError,
+    ScheduleError,
+    MethodError,
+    InvalidScheduleError,
+)
 
 # Kept in step with exactsched.registry (not imported here so that --help stays fast).
 DEFAULT_TIME_LIMIT = 60.0
@@ -679,6 +692,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     for m in methods:
         print(f"{m.name:<{width}}  {m.kind:<9}  {m.description}")
         print(f"{'':<{width}}  {'':<9}  source: {m.source}")
+        if m.assumes_identical_processors:
+            print(
+                f"{'':<{width}}  {'':<9}  assumes identical processors: picks processors"
+                " as if all were alike (see docs/heuristics.md)"
+            )
     return EXIT_OK
 
 

@@ -514,7 +514,16 @@ def _plain(value: Any) -> Any:
     return copy.copy(value)
 
 
-_NETWORK_KEYS = {"topology", "latency", "bandwidth", "dims", "arity", "hops"}
+_NETWORK_KEYS = {
+    "topology",
+    "latency",
+    "bandwidth",
+    "dims",
+    "arity",
+    "hops",
+    "communication",
+    "duplex",
+}
 
 
 def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict, Any, np.ndarray]:
@@ -556,7 +565,29 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
         # Huge integers (dims, arity) would make the line unreadable: abbreviate them.
         message = re.sub(r"\d{31,}", lambda m: f"{m[0][:6]}...({len(m[0])} digits)", str(exc))
         raise InstanceError(f"platform.network.{message}") from None
+    _check_communication(network, topology)
     return proc_ids, proc_types, network, topology, hops
+
+
+def _check_communication(network: Mapping[str, Any], topology: Any) -> None:
+    """The ``communication`` and ``duplex`` keys (docs/instance-format.md)."""
+    from topologies import TopologyError
+    from topologies.routing import COMMUNICATION_MODELS, check_routable
+
+    model = network.get("communication", "delay")
+    if not isinstance(model, str) or model not in COMMUNICATION_MODELS:
+        known = ", ".join(repr(m) for m in COMMUNICATION_MODELS)
+        raise InstanceError(
+            f"platform.network.communication: expected one of {known}, got {_show(model)}"
+        )
+    if "duplex" in network and not isinstance(network["duplex"], bool):
+        raise InstanceError(
+            f"platform.network.duplex: expected true or false, got {_show(network['duplex'])}"
+        )
+    try:
+        check_routable(topology, model)
+    except TopologyError as exc:
+        raise InstanceError(f"platform.network.{exc}") from None
 
 
 def _expand_preset(platform: Any) -> Any:

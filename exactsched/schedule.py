@@ -51,10 +51,17 @@ class Schedule(Mapping[str, Placement]):
     [('a', Placement(processor='p1', start=0, finish=2))]
     """
 
-    __slots__ = ("_placements",)
+    __slots__ = ("_placements", "_messages")
 
-    def __init__(self, placements: Mapping[str, Placement]) -> None:
+    def __init__(self, placements: Mapping[str, Placement], messages: Any = ()) -> None:
         self._placements = dict(placements)
+        # Message times under the single-port and contention models (exactsched.messages).
+        self._messages = tuple(messages)
+
+    @property
+    def messages(self) -> tuple[Any, ...]:
+        """The :class:`~exactsched.messages.Message` times (empty under the delay model)."""
+        return self._messages
 
     def __getitem__(self, task: str) -> Placement:
         return self._placements[task]
@@ -83,7 +90,9 @@ class Schedule(Mapping[str, Placement]):
         return lanes
 
     @classmethod
-    def from_arrays(cls, problem: Problem, processor: np.ndarray, start: np.ndarray) -> Schedule:
+    def from_arrays(
+        cls, problem: Problem, processor: np.ndarray, start: np.ndarray, messages: Any = ()
+    ) -> Schedule:
         """Build a schedule from per-task processor indices and start times.
 
         Finish times are ``start + cost`` on the chosen processor. Times that are
@@ -98,7 +107,8 @@ class Schedule(Mapping[str, Placement]):
                 for task, p, s, f in zip(
                     problem.task_ids, proc.tolist(), begin.tolist(), end.tolist(), strict=True
                 )
-            }
+            },
+            messages,
         )
 
     def arrays(self, problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -116,6 +126,8 @@ class Schedule(Mapping[str, Placement]):
             {"id": t, "processor": p.processor, "start": _tidy(p.start), "finish": _tidy(p.finish)}
             for t, p in self._placements.items()
         ]
+        if self._messages:
+            doc["messages"] = [m.to_json() for m in self._messages]
         return doc
 
     @classmethod
@@ -181,7 +193,12 @@ class Schedule(Mapping[str, Placement]):
             start = _time(row, "start", f"tasks[{k}].start", task)
             finish = _time(row, "finish", f"tasks[{k}].finish", task)
             placements[task] = Placement(proc, start, finish)
-        schedule = cls(placements)
+        messages: Any = ()
+        if "messages" in document:
+            from exactsched.messages import messages_from_json
+
+            messages = messages_from_json(document["messages"])
+        schedule = cls(placements, messages)
         if "makespan" in document:
             claimed = _time(document, "makespan", "makespan", None)
             actual = schedule.makespan

@@ -27,11 +27,18 @@ shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
 An exact comparison that fails is confirmed on the binary floats a schedule is
-written in: the exact sum ``start + cost`` (or an arrival time) is rounded to the
-nearest float, and the violation stands only if it survives that rounding. On
-integer data below 2**53 every sum is a float, so this changes nothing; it
-spares only differences that no float schedule can express (a start of 2e6 and
-a cost of 1e-10 end at 2000000.0000000001, which is no float).
+written in, and stands only if it fails there too, in both of two readings of the
+same expression (``start + cost``, or an arrival ``end + hops * (latency + data /
+bandwidth)``): its exact value rounded to the nearest float, and its IEEE
+evaluation on the floats of the data (the sum ``Schedule.from_arrays`` and the
+list schedulers compute). The two can differ from each other by a unit in the
+last place, since the floats of the data are not their decimals: ``85.1156893939394
++ 4.90247619047619`` is ``90.01816558441559`` in decimals, which rounds to the
+float ``90.01816558441558``, while the float sum is ``90.0181655844156``; both
+are correct finishes, ``90.0181655844157`` is not. On integer data below 2**53
+every sum is a float, so this changes nothing; it spares only differences that
+no float schedule can express (a start of 2e6 and a cost of 1e-10 end at
+2000000.0000000001, which is no float) or that come from rounding a sum once.
 
 Times in messages are printed exactly (12 significant digits, more when needed). Zero-length
 intervals (zero-cost tasks) never overlap anything. A start or finish that is
@@ -215,6 +222,12 @@ def validate(
                 f"isolation {ids[a]} / {ids[b]}: [{_t(start[a])}, {_t(end[a])}) and "
                 f"[{_t(start[b])}, {_t(end[b])}) overlap in time"
             )
+
+    # Rule 6: ports and links under the single-port and contention models.
+    if problem.communication != "delay":
+        from exactsched.validate_comm import message_violations
+
+        problems.extend(message_violations(problem, schedule, proc, tol=tol))
     return problems
 
 
@@ -285,9 +298,14 @@ class _Numbers:
         return RELATIVE_TOLERANCE * max(abs(x), abs(y))
 
     def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
-        """``x < y`` beyond the slack (exactly when ``exact``)."""
+        """``x < y`` beyond the slack (exactly when ``exact``).
+
+        ``x`` and ``y`` are the floats: ``y`` is the IEEE evaluation of the
+        expression whose exact value is ``ye``. An exact violation must also
+        hold on the correctly rounded ``ye`` and on ``y`` to stand.
+        """
         if exact:
-            return bool(xe < ye) and self._float(xe) < self._float(ye)
+            return bool(xe < ye) and self._float(xe) < self._float(ye) and x < y
         return x < y - self.slack(x, y)
 
     def finish_violations(self) -> np.ndarray:
@@ -295,8 +313,9 @@ class _Numbers:
         exact = self.ex_f & self.ex_e
         out = np.zeros(len(self.start), dtype=bool)
         out[exact] = self.f[exact] != self.e[exact]
-        for i in np.flatnonzero(out & exact).tolist():
-            out[i] = self._float(self.f[i]) != self._float(self.e[i])
+        for i in np.flatnonzero(out & exact).tolist():  # confirm on the floats, both ways
+            f = self._float(self.f[i])
+            out[i] = f != self._float(self.e[i]) and f != self.end[i]
         loose = ~exact & (self.proc >= 0)
         f, e = self.finish[loose], self.end[loose]
         out[loose] = np.abs(f - e) > self._slack_vec(f, e)
@@ -328,8 +347,9 @@ class _Numbers:
         exact = self.ex_e[a] & self.ex_s[b]
         out = np.zeros(len(a), dtype=bool)
         out[exact] = self.s[b[exact]] < self.e[a[exact]]
-        for k in np.flatnonzero(out & exact).tolist():
-            out[k] = self._float(self.s[b[k]]) < self._float(self.e[a[k]])
+        for k in np.flatnonzero(out & exact).tolist():  # confirm on the floats, both ways
+            x = self._float(self.s[b[k]])
+            out[k] = x < self._float(self.e[a[k]]) and x < self.end[a[k]]
         loose = ~exact
         x, y = self.start[b[loose]], self.end[a[loose]]
         out[loose] = x < y - self._slack_vec(x, y)
@@ -358,7 +378,8 @@ class _Numbers:
                     + self.h[k] * (self.l_ * self.b_ + self.d[k] * scale),
                     scale * scale * self.b_,
                 )
-                out[k] = self._float(self.s[dst[k]]) < float(arrival)
+                x = self._float(self.s[dst[k]])
+                out[k] = x < float(arrival) and x < self.end[src[k]] + self.delay_float(k)
         loose = both & ~exact
         if loose.any():
             a, b = src[loose], dst[loose]

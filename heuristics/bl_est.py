@@ -57,6 +57,7 @@ __all__ = ["bl_est"]
     kind="heuristic",
     description="bl-est: largest bottom level first, processor of earliest start time",
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019; Wang and Sinnen, TPDS 2018",
+    assumes_identical_processors=True,
 )
 def bl_est(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> Schedule:
     """Schedule with bl-est.

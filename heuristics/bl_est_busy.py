@@ -53,6 +53,7 @@ __all__ = ["bl_est_busy"]
     kind="heuristic",
     description="bl-est-Busy: bl-est with *-Part, new parts kept off busy processors",
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019",
+    assumes_identical_processors=True,
 )
 def bl_est_busy(
     problem: Problem,

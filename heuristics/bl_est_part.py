@@ -52,6 +52,7 @@ __all__ = ["bl_est_part"]
     kind="heuristic",
     description="bl-est-Part: bl-est, later tasks of a started part on its processor",
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019",
+    assumes_identical_processors=True,
 )
 def bl_est_part(
     problem: Problem,

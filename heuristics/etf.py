@@ -60,6 +60,7 @@ __all__ = ["etf"]
     kind="heuristic",
     description="ETF: the ready task and processor of earliest start time first",
     source="Hwang, Chow, Anger, Lee, SIAM J. Comput. 18(2), 1989; Ozkaya et al., IPDPS 2019",
+    assumes_identical_processors=True,
 )
 def etf(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> Schedule:
     """Schedule with ETF.

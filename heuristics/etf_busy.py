@@ -54,6 +54,7 @@ __all__ = ["etf_busy"]
     kind="heuristic",
     description="etf-Busy: etf with *-Part, new parts kept off busy processors",
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019",
+    assumes_identical_processors=True,
 )
 def etf_busy(
     problem: Problem,

@@ -53,6 +53,7 @@ __all__ = ["etf_part"]
     kind="heuristic",
     description="etf-Part: etf, later tasks of a started part on its processor",
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019",
+    assumes_identical_processors=True,
 )
 def etf_part(
     problem: Problem,

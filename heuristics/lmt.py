@@ -155,6 +155,7 @@ def merge_groups(
     kind="heuristic",
     description="LMT: level by level, merged into P groups, each on its least compute+comm time",
     source="Iverson, Özgüner, Follen, HCW 1995; as compared by Topcuoglu et al., TPDS 2002",
+    assumes_identical_processors=True,
 )
 def lmt(problem: Problem, *, insertion: bool = False) -> Schedule:
     """Schedule with levelized min time.

@@ -51,6 +51,7 @@ def _earliest_start(task: int, est: np.ndarray, eft: np.ndarray) -> int:
     kind="heuristic",
     description="OLB: ready tasks first in first out, each where it can start earliest",
     source="Braun et al., JPDC 61(6), 2001 (opportunistic load balancing)",
+    assumes_identical_processors=True,
 )
 def olb(problem: Problem, *, insertion: bool = False) -> Schedule:
     """Schedule the ready tasks in arrival order, each where it can start earliest.

@@ -313,3 +313,18 @@ def test_methods_json_says_what_each_option_accepts(capsys):
     assert accepts["relocate"] == "an integer >= 0 or 'auto'"
     assert "time_limit" not in accepts and "seed" not in accepts
     assert methods["heft"]["accepts"]["insertion"] == "true or false"
+
+
+IDENTICAL = {"bl-est", "bl-est-part", "bl-est-busy", "etf", "etf-part", "etf-busy", "lmt", "olb"}
+
+
+def test_methods_show_which_assume_identical_processors(capsys):
+    status, out, _ = run(capsys, "methods", "--json")
+    flagged = {m["name"] for m in json.loads(out) if m["assumes_identical_processors"]}
+    assert status == 0 and flagged == IDENTICAL
+    status, out, _ = run(capsys, "methods")
+    blocks = out.split("\n")
+    marked = {
+        blocks[i - 2].split()[0] for i, line in enumerate(blocks) if "assumes identical" in line
+    }
+    assert marked == IDENTICAL

@@ -614,3 +614,55 @@ def test_exact_sums_that_no_float_can_hold_are_judged_on_the_floats() -> None:
         "edge t1 -> t2: t2 starts at 2000000.24 on p1 but the data arrive at 2000000.25 "
         "(t1 finishes at 2000000 on p0, communication 0.25)"
     ]
+
+
+# ---- what the schedule builder writes (issue 15, item 6) --------------------------------
+
+MAGNITUDE = Path(__file__).parent / "data" / "magnitude"
+
+
+def test_the_float_sum_written_by_the_builder_is_a_correct_finish() -> None:
+    # 85.1156893939394 + 4.90247619047619 is 90.01816558441559 in decimals, which rounds to
+    # the float 90.01816558441558; the float sum of the two floats is 90.0181655844156.
+    # Both are correct finishes; one digit more in the 15th place is not.
+    problem = MAGNITUDE / "float-sum-instance.json"
+    assert validate(problem, MAGNITUDE / "float-sum-schedule.json") == []
+    t0 = ("p0", 0, 85.1156893939394)
+    for finish in (90.0181655844156, 90.01816558441558, 90.01816558441559):
+        assert validate(problem, sched(t0=t0, t1=("p0", 85.1156893939394, finish))) == []
+    one(
+        validate(problem, sched(t0=t0, t1=("p0", 85.1156893939394, 90.0181655844157))),
+        r"task t1: finish 90.0181655844157 is not start 85.1156893939394 "
+        r"\+ cost 4.90247619047619 on p0",
+    )
+
+
+def test_float_sums_of_arrivals_and_ends_are_correct_starts() -> None:
+    # Each comparison holds either exactly on the decimals or on the IEEE evaluation of
+    # the same expression (end = start + cost, arrival = end + hops * (lat + data / bw)).
+    a, c = 85.1156893939394, 4.90247619047619
+    end = a + c  # 90.0181655844156, not the exact decimal sum 90.01816558441559
+    assert repr(end) == "90.0181655844156"
+    p = problem_of(
+        [{"id": t, "cost": cost} for t, cost in [("x", a), ("y", c), ("z", 1), ("w", 1),
+                                                 ("v", 1), ("u", 1)]],
+        procs("p", "q", "r", "s"),
+        network={"topology": "fully-connected", "latency": 0.5},
+        edges=[{"src": "y", "dst": "z", "data": 0.25}],
+        order=[["y", "v"]],
+        isolation=[["y", "w"]],
+    )  # fmt: skip
+    arrival = end + (0.5 + 0.25 / 1)  # 90.7681655844156 in floats
+    assert repr(arrival) == "90.7681655844156"
+
+    def at(t_end: float, t_arrival: float) -> Schedule:
+        # z waits for the data, w (isolation) and v (order) for y's end on other
+        # processors, u for y's end on y's processor.
+        return sched(x=("p", 0, a), y=("p", a, end), z=("q", t_arrival, t_arrival + 1),
+                     w=("r", t_end, t_end + 1), v=("s", t_end, t_end + 1),
+                     u=("p", t_end, t_end + 1))  # fmt: skip
+
+    assert validate(p, at(end, arrival)) == []
+    # One unit in the 15th digit early is still early, under every rule.
+    kinds = {v.split(" ")[0] for v in validate(p, at(90.0181655844155, 90.7681655844155))}
+    assert kinds == {"processor", "edge", "order", "isolation"}

@@ -149,8 +149,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         progress="none" if (args.quiet or args.json) else "auto",
     )
     try:
-        wanted = set(outcome.instances)
-        rows = [r for r in load_rows(outcome.store, latest=True) if r["instance_key"] in wanted]
+        # Only the rows of the configuration asked for: the database may hold others.
+        rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
         written = _write_outputs(write_outputs, rows, args)
         if args.json:
             _emit_json(compare_json(rows, outcome))
@@ -207,9 +207,13 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
     from exactsched.experiments.report import summary_text, write_outputs
+    from exactsched.experiments.store import Store
 
     _check_outputs(args)
-    rows = load_rows(args.db)
+    # Read-only: results never writes into what it reads (a 0-byte file, someone
+    # else's SQLite file and a read-only study stay byte-for-byte as they are).
+    with Store(args.db, readonly=True) as store:
+        rows = load_rows(store)
     with _output_errors(args.output), contextlib.ExitStack() as stack:
         out = (
             stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
@@ -226,9 +230,13 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for r in rows:
                 writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
         else:
-            latest = load_rows(args.db, latest=True)
-            print(summary_text(latest), file=out)
-    for path in _write_outputs(write_outputs, load_rows(args.db, latest=True), args):
+            print(summary_text(rows), file=out)
+            configs = _configurations(rows)
+            if len(configs) > 1:
+                print("\nconfigurations in the database (rows):", file=out)
+                for text, count in configs:
+                    print(f"  {text}  ({count})", file=out)
+    for path in _write_outputs(write_outputs, rows, args):
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
 
@@ -246,6 +254,14 @@ def _output_errors(path: str | None) -> Any:
         if path is None:
             raise
         raise MethodError(f"--output {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _configurations(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Each (method, configuration) of the rows with its row count, sorted."""
+    from collections import Counter
+
+    counts = Counter(f"{r['method']}: {r['config']}" for r in rows)
+    return sorted(counts.items())
 
 
 def _method_of(path: str) -> str | None:
