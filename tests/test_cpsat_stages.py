@@ -340,7 +340,7 @@ def test_cli_log_keeps_json_on_standard_output(capsys):
 
     from exactsched.cli import main
 
-    argv = ["solve", "examples/topcuoglu2002.json", "-o", "log=true", "--json", "-t", "20"]
+    argv = ["solve", "examples/topcuoglu2002.json", "-O", "log=true", "--json", "-t", "20"]
     assert main([*argv, "-w", "1"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["makespan"] == 73
