@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -640,9 +641,12 @@ def test_the_float_sum_written_by_the_builder_is_a_correct_finish() -> None:
 def test_float_sums_of_arrivals_and_ends_are_correct_starts() -> None:
     # Each comparison holds either exactly on the decimals or on the IEEE evaluation of
     # the same expression (end = start + cost, arrival = end + hops * (lat + data / bw)).
-    a, c = 85.1156893939394, 4.90247619047619
-    end = a + c  # 90.0181655844156, not the exact decimal sum 90.01816558441559
-    assert repr(end) == "90.0181655844156"
+    # Here the float sum is below the exact decimal sum and below its nearest float:
+    # a start at the float end is early by both other readings.
+    a, c = 94.132717702651, 4.51430696025031
+    end = a + c
+    assert repr(end) == "98.6470246629013"  # exactly 98.64702466290131 in decimals
+    assert float(Fraction(repr(a)) + Fraction(repr(c))) > end
     p = problem_of(
         [{"id": t, "cost": cost} for t, cost in [("x", a), ("y", c), ("z", 1), ("w", 1),
                                                  ("v", 1), ("u", 1)]],
@@ -652,8 +656,8 @@ def test_float_sums_of_arrivals_and_ends_are_correct_starts() -> None:
         order=[["y", "v"]],
         isolation=[["y", "w"]],
     )  # fmt: skip
-    arrival = end + (0.5 + 0.25 / 1)  # 90.7681655844156 in floats
-    assert repr(arrival) == "90.7681655844156"
+    arrival = end + (0.5 + 0.25 / 1)
+    assert repr(arrival) == "99.3970246629013"
 
     def at(t_end: float, t_arrival: float) -> Schedule:
         # z waits for the data, w (isolation) and v (order) for y's end on other
@@ -664,5 +668,28 @@ def test_float_sums_of_arrivals_and_ends_are_correct_starts() -> None:
 
     assert validate(p, at(end, arrival)) == []
     # One unit in the 15th digit early is still early, under every rule.
-    kinds = {v.split(" ")[0] for v in validate(p, at(90.0181655844155, 90.7681655844155))}
+    kinds = {v.split(" ")[0] for v in validate(p, at(98.6470246629012, 99.3970246629012))}
     assert kinds == {"processor", "edge", "order", "isolation"}
+
+
+def test_a_cost_below_half_an_ulp_of_its_start_is_zero_length_on_the_floats() -> None:
+    # 5e8 + 1e-8 == 5e8 in floating point: the task's interval is empty on the floats,
+    # and no float schedule can write it otherwise; it overlaps nothing, like a task of
+    # cost 0. A cost of 1e-7 (5e8 + 1e-7 > 5e8) is a real interval and still overlaps.
+    p = problem_of(
+        [{"id": "a", "cost": 1e9}, {"id": "b", "cost": 1e-8}, {"id": "c", "cost": 1e-7}],
+        procs("p", "q"),
+        isolation=[["a", "c"]],
+    )  # fmt: skip
+    assert 5e8 + 1e-8 == 5e8 and 5e8 + 1e-7 > 5e8
+    assert validate(p, sched(a=("p", 0, 1e9), b=("p", 5e8, 5e8), c=("p", 1e9, 1e9 + 1e-7))) == []
+    inside = validate(p, sched(a=("p", 0, 1e9), b=("q", 0, 1e-8), c=("p", 5e8, 5e8 + 1e-7)))
+    assert inside == [
+        "processor p: a [0, 1000000000) overlaps c [500000000, 500000000.00000012)",
+        "isolation a / c: [0, 1000000000) and [500000000, 500000000.00000012) overlap in time",
+    ]
+    # At 1, 1 + 1e-8 > 1: b has a real interval there and overlaps a.
+    one(
+        validate(p, sched(a=("p", 0, 1e9), b=("p", 1, 1 + 1e-8), c=("q", 1e9, 1e9 + 1e-7))),
+        r"processor p: a \[0, 1000000000\) overlaps b \[1, 1.00000001\)",
+    )

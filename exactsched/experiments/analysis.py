@@ -113,7 +113,12 @@ def config(options: str | dict[str, Any], version: str) -> str:
     for key in ("time_limit", "workers", "seed", "certify"):
         if key in opts:
             value = opts[key]
-            shown = "default" if value is None else json.dumps(value)
+            if value is None:
+                shown = "default"
+            elif isinstance(value, float):
+                shown = f"{value:g}"
+            else:
+                shown = json.dumps(value)
             parts.append(f"{key}={shown}")
     return " ".join([*parts, f"exactsched={version}"])
 
