@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -127,13 +127,12 @@ class Grid:
         return abs(self.units(a) - self.units(b)) >= Fraction(1, 2)
 
 
-def _places(value: float) -> int | None:
-    """Decimal places of the shortest ``repr`` of ``value``; None beyond the limits."""
-    d = Decimal(repr(float(value)))
+def _places(d: Decimal) -> int | None:
+    """Decimal places of ``d``; None beyond :data:`MAX_PLACES` places or 15 digits."""
     if not d.is_finite():
         return None
     d = d.normalize()
-    sign, digits, exponent = d.as_tuple()
+    _, digits, exponent = d.as_tuple()
     assert isinstance(exponent, int)
     if exponent >= 0:
         return 0
@@ -142,12 +141,15 @@ def _places(value: float) -> int | None:
     return -exponent
 
 
-def _values(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Allowed costs ``(n, P)`` with 0 outside the affinity, and delays per arc and hop value."""
-    cost = np.where(problem.allowed, problem.cost, 0.0)
-    hop_values = np.unique(problem.hops)
-    delays = problem.arc_unit[:, None] * hop_values[None, :]
-    return cost, delays
+def _delay_decimals(problem: Problem) -> list[list[Decimal]]:
+    """Per arc, the exact decimal delays ``arc_unit * hop`` for each distinct hop value.
+
+    Both factors are read as the decimals they print as (the validator's
+    reading); the float product ``0.1 * 3`` would be ``0.30000000000000004``.
+    """
+    hop_values = [Decimal(repr(float(h))) for h in np.unique(problem.hops).tolist()]
+    units = {u: Decimal(repr(float(u))) for u in np.unique(problem.arc_unit).tolist()}
+    return [[units[u] * h for h in hop_values] for u in problem.arc_unit.tolist()]
 
 
 def data_grid(problem: Problem) -> Grid:
@@ -165,33 +167,30 @@ def data_grid(problem: Problem) -> Grid:
     >>> data_grid(Problem.from_lists([[1e17], [1e17]], n_processors=1)).held
     False
     """
-    cost, delays = _values(problem)
-    values = np.concatenate([cost.ravel(), delays.ravel()])
-    distinct = np.unique(values[np.isfinite(values)]) if values.size else values
-    if values.size and not np.all(np.isfinite(values)):
+    cost = np.where(problem.allowed, problem.cost, 0.0)
+    if not np.all(np.isfinite(cost)) or not np.all(np.isfinite(problem.arc_unit)):
         return Grid("float", None, None, problem.n_tasks, False)
-    places = 0
-    for v in distinct.tolist():
-        if v == math.floor(v) and abs(v) < 1e16:
-            continue  # an integer (every float integer below 1e16 prints as one)
-        k = _places(v)
-        if k is None:
-            return Grid("float", None, None, problem.n_tasks, False)
-        places = max(places, k)
-
-    def grid_units(v: float) -> int:
-        units = Decimal(repr(float(v))).scaleb(places)
-        assert units == units.to_integral_value()
-        return int(units)
-
-    largest_cost = cost.max(axis=1) if cost.size else np.zeros(0)
-    largest_delay = delays.max(axis=1) if delays.size else np.zeros(0)
-    total = sum(grid_units(v) for v in largest_cost.tolist())
-    total += sum(grid_units(v) for v in largest_delay.tolist())
+    with localcontext() as context:
+        context.prec = 800
+        delays = _delay_decimals(problem)
+        places = 0
+        for v in np.unique(cost).tolist():
+            if v == math.floor(v) and abs(v) < 1e16:
+                continue  # an integer (every float integer below 1e16 prints as one)
+            k = _places(Decimal(repr(float(v))))
+            if k is None:
+                return Grid("float", None, None, problem.n_tasks, False)
+            places = max(places, k)
+        for d in {d for row in delays for d in row}:
+            k = _places(d)
+            if k is None:
+                return Grid("float", None, None, problem.n_tasks, False)
+            places = max(places, k)
+        largest_cost = cost.max(axis=1).tolist() if cost.size else []
+        total = sum(int(Decimal(repr(float(v))).scaleb(places)) for v in largest_cost)
+        total += sum(int(max(row).scaleb(places)) for row in delays if row)
     n = problem.n_tasks
-    if places == 0:
-        held = total <= EXACT_LIMIT
-    else:
-        # noise(total) <= (4n + 2) * 2**-52 * total * scale / scale < 1/4
-        held = total * (4 * n + 2) * 4 < 2**52
+    # Integers: every sum below 2**53 is exact. Decimals: noise(total) < 1/4 unit,
+    # (4n + 2) * 2**-52 * total < 1/4.
+    held = total <= EXACT_LIMIT if places == 0 else total * (4 * n + 2) * 4 < 2**52
     return Grid("integer" if places == 0 else "decimal", places, total, n, held)

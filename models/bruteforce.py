@@ -102,9 +102,8 @@ def _swap_keeps_hops(hops: np.ndarray, a: int, b: int) -> bool:
         return False
     rest = np.ones(len(hops), dtype=bool)
     rest[[a, b]] = False
-    return bool(
-        np.array_equal(hops[a, rest], hops[b, rest]) and np.array_equal(hops[rest, a], hops[rest, b])
-    )
+    rows = np.array_equal(hops[a, rest], hops[b, rest])
+    return bool(rows and np.array_equal(hops[rest, a], hops[rest, b]))
 
 
 def _classes(problem: Problem) -> list[int]:

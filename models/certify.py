@@ -286,7 +286,8 @@ def certify(
     if grid.exact and not grid.held:
         chosen = ()
         report["reason"] = (
-            f"the data sum to {grid.total:.3g} grid units: beyond what floating point holds exactly"
+            f"the data sum to {grid.total:.3g} grid units: "
+            "beyond what floating point holds exactly"
         )
     for name in chosen:
         remaining = None if deadline is None else deadline - time.perf_counter()
@@ -516,7 +517,12 @@ class Agreement:
     reasons: tuple[str, ...] = ()
 
 
-def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
+def agree(
+    results: Iterable[Result],
+    *,
+    problem: Problem | None = None,
+    rel_tol: float = FLOAT_TOLERANCE,
+) -> Agreement:
     """Check the results of several methods on one instance against each other.
 
     Two contradictions make the instance ``"disputed"`` (a study must then
@@ -525,12 +531,21 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
     above a valid schedule is the same thing). A certified optimum does not
     override a contradiction either.
 
+    "Differ" is decided on the data's grid (:mod:`models._grid`): on integer
+    and decimal data two answers one grid step apart or more differ, whatever
+    their size (3000000001998 and 3000000002331 differ); only on float data
+    is there a tolerance, ``rel_tol`` relative. Without ``problem`` the grid is
+    the integers when every number compared is an integer, else ``rel_tol``
+    applies: pass the problem.
+
     Parameters
     ----------
     results : iterable of Result
         Results on the same instance (schedules already validated).
+    problem : Problem, optional
+        The instance, whose grid decides what "differ" means.
     rel_tol : float
-        Relative tolerance of the comparisons (default 1e-9).
+        Relative tolerance on float data (default :data:`models._grid.FLOAT_TOLERANCE`, 1e-9).
 
     Returns
     -------
@@ -540,24 +555,42 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
     --------
     >>> from exactsched import Problem, solve
     >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
-    >>> agree([solve(p, "bruteforce"), solve(p, "heft")])
+    >>> agree([solve(p, "bruteforce"), solve(p, "heft")], problem=p)
     Agreement(status='agreed', optimum=5, reasons=())
     >>> bad = replace(solve(p, "heft"), lower_bound=6)
     >>> agree([solve(p, "bruteforce"), bad]).status
     'disputed'
+    >>> a = replace(solve(p, "bruteforce"), makespan=3000000001998)
+    >>> b = replace(solve(p, "bruteforce"), makespan=3000000002331)
+    >>> agree([a, b]).status
+    'disputed'
     """
     results = list(results)
+    numbers = [
+        float(x)
+        for r in results
+        for x in (r.makespan, r.lower_bound)
+        if x is not None and math.isfinite(float(x))
+    ]
+    if problem is not None:
+        grid = data_grid(problem)
+    elif numbers and all(x.is_integer() for x in numbers):
+        grid = Grid("integer", 0, None, 1, True)
+    else:
+        grid = Grid("float", None, None, 1, False)
 
-    def close(a: float, b: float) -> bool:
-        return abs(a - b) <= rel_tol * max(1.0, abs(a), abs(b))
+    def differ(a: float, b: float) -> bool:
+        if not grid.exact:
+            return abs(a - b) > rel_tol * max(1.0, abs(a), abs(b))
+        return grid.steps_apart(a, b)
 
     reasons: list[str] = []
     optima = [r for r in results if r.status is Status.OPTIMAL and r.makespan is not None]
     for k, a in enumerate(optima):
         for b in optima[k + 1 :]:
-            if not close(float(a.makespan), float(b.makespan)):  # type: ignore[arg-type]
+            if differ(float(a.makespan), float(b.makespan)):  # type: ignore[arg-type]
                 reasons.append(
-                    f"{a.method} proves {a.makespan:g} but {b.method} proves {b.makespan:g}"
+                    f"{a.method} proves {a.makespan!r} but {b.method} proves {b.makespan!r}"
                 )
     for a in results:
         if a.lower_bound is None:
@@ -565,10 +598,10 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
         for b in results:
             if b is a or b.makespan is None:
                 continue
-            if a.lower_bound > b.makespan and not close(a.lower_bound, b.makespan):
+            if a.lower_bound > b.makespan and differ(float(a.lower_bound), float(b.makespan)):
                 reasons.append(
-                    f"{a.method}'s bound {a.lower_bound:g} is above "
-                    f"{b.method}'s valid makespan {b.makespan:g}"
+                    f"{a.method}'s bound {a.lower_bound!r} is above "
+                    f"{b.method}'s valid makespan {b.makespan!r}"
                 )
     if reasons:
         return Agreement("disputed", None, tuple(reasons))

@@ -373,8 +373,12 @@ def milp(
     >>> from exactsched import load_instance, validate
     >>> p = load_instance("examples/topcuoglu2002.json")
     >>> r = milp(p, time_limit=60, workers=1)
-    >>> r.status.value, r.makespan, r.lower_bound, validate(p, r.schedule)
-    ('optimal', 73, 73, [])
+    >>> r.status.value, r.makespan, r.stats["claim"]["makespan"], validate(p, r.schedule)
+    ('feasible', 73, 73, [])
+    >>> from exactsched import solve
+    >>> r = solve(p, "milp", time_limit=60, workers=1)  # certified by another engine
+    >>> r.status.value, r.makespan, r.lower_bound, r.certified
+    ('optimal', 73, 73, True)
 
     Notes
     -----
