@@ -46,6 +46,13 @@ from typing import Any
 import numpy as np
 
 from exactsched.errors import InstanceError, InstanceWarning
+from exactsched.limits import (
+    MAX_COST_CELLS,
+    MAX_EDGES,
+    MAX_PROCESSORS,
+    MAX_TASKS,
+    check_size,
+)
 from exactsched.problem import Problem
 
 __all__ = ["FORMAT", "load_instance", "parse_instance", "read_json"]
@@ -366,6 +373,10 @@ def _parse(document: Any) -> Problem:
     if "tasks" not in doc:
         raise InstanceError("tasks: missing")
     tasks = _list(doc["tasks"], "tasks", non_empty=True)
+    check_size(len(tasks), MAX_TASKS, "tasks", "tasks")
+    check_size(len(tasks) * n_procs, MAX_COST_CELLS, "task x processor costs", "tasks")
+    if isinstance(doc.get("edges"), list):
+        check_size(len(doc["edges"]), MAX_EDGES, "edges", "edges")
     task_ids: list[str] = []
     task_index: dict[str, int] = {}
     for i, raw in enumerate(tasks):
@@ -503,7 +514,16 @@ def _plain(value: Any) -> Any:
     return copy.copy(value)
 
 
-_NETWORK_KEYS = {"topology", "latency", "bandwidth", "dims", "arity", "hops"}
+_NETWORK_KEYS = {
+    "topology",
+    "latency",
+    "bandwidth",
+    "dims",
+    "arity",
+    "hops",
+    "communication",
+    "duplex",
+}
 
 
 def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict, Any, np.ndarray]:
@@ -516,6 +536,7 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
     if "processors" not in platform:
         raise InstanceError("platform.processors: missing")
     procs = _list(platform["processors"], "platform.processors", non_empty=True)
+    check_size(len(procs), MAX_PROCESSORS, "processors", "platform.processors")
     proc_ids: list[str] = []
     proc_types: list[str] = []
     seen: dict[str, int] = {}
@@ -544,7 +565,29 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
         # Huge integers (dims, arity) would make the line unreadable: abbreviate them.
         message = re.sub(r"\d{31,}", lambda m: f"{m[0][:6]}...({len(m[0])} digits)", str(exc))
         raise InstanceError(f"platform.network.{message}") from None
+    _check_communication(network, topology)
     return proc_ids, proc_types, network, topology, hops
+
+
+def _check_communication(network: Mapping[str, Any], topology: Any) -> None:
+    """The ``communication`` and ``duplex`` keys (docs/instance-format.md)."""
+    from topologies import TopologyError
+    from topologies.routing import COMMUNICATION_MODELS, check_routable
+
+    model = network.get("communication", "delay")
+    if not isinstance(model, str) or model not in COMMUNICATION_MODELS:
+        known = ", ".join(repr(m) for m in COMMUNICATION_MODELS)
+        raise InstanceError(
+            f"platform.network.communication: expected one of {known}, got {_show(model)}"
+        )
+    if "duplex" in network and not isinstance(network["duplex"], bool):
+        raise InstanceError(
+            f"platform.network.duplex: expected true or false, got {_show(network['duplex'])}"
+        )
+    try:
+        check_routable(topology, model)
+    except TopologyError as exc:
+        raise InstanceError(f"platform.network.{exc}") from None
 
 
 def _expand_preset(platform: Any) -> Any:

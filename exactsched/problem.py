@@ -395,6 +395,39 @@ class Problem:
         mean_work = float(self.mean_cost().mean())
         return float(unit.mean() * mean_hops / mean_work) if mean_work > 0 else float("inf")
 
+    # ---- communication model --------------------------------------------------------
+
+    @property
+    def communication(self) -> str:
+        """The communication model: ``"delay"`` (default), ``"single-port"``, ``"contention"``."""
+        return str(self.network.get("communication", "delay"))
+
+    @property
+    def duplex(self) -> bool:
+        """Whether ports or links have one resource per direction (default True)."""
+        return bool(self.network.get("duplex", True))
+
+    @property
+    def routing(self) -> Any:
+        """The :class:`topologies.routing.Routing` of the platform under its model (cached).
+
+        Examples
+        --------
+        >>> p = Problem.from_lists([1, 1], [(0, 1, 2)], n_processors=4,
+        ...     network={"topology": "mesh", "dims": [2, 2], "communication": "contention"})
+        >>> p.communication, [name for _, _, name in p.routing.route(0, 3)]
+        ('contention', ['p0->p2', 'p2->p3'])
+        """
+        routing = self._cache.get("routing")
+        if routing is None:
+            from topologies.routing import Routing
+
+            routing = Routing(
+                self.topology, self.communication, duplex=self.duplex, proc_ids=self.proc_ids
+            )
+            self._cache["routing"] = routing
+        return routing
+
     # ---- output -------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:

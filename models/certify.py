@@ -11,6 +11,12 @@ shorter than the claimed optimum ``M`` exists (the witnesses are in
 ``bruteforce``
     Exhaustive search on the original data (instances of at most
     :data:`BRUTEFORCE_MAX_TASKS` tasks).
+``cpsat-time-indexed``, ``cpsat-cumulative``
+    Identical processors without communication (the STG case) only, in
+    :mod:`models._refute_cumulative`: a time-indexed 0-1 model (no interval,
+    no resource) checks proofs made with a cumulative resource (``cpsat``
+    pools identical processors), one cumulative resource of capacity ``P``
+    checks the others; the one that matches the proof's formulation is skipped.
 ``cpsat-disjunctive``
     A CP-SAT model without interval variables, one worker, presolve off;
     interchangeable processors pooled or their symmetry broken (sound
@@ -69,6 +75,13 @@ from models._refute import (
     refute_cpsat,
     refute_milp,
 )
+from models._refute_cumulative import (
+    CUMULATIVE,
+    TIME_INDEXED,
+    refute_cumulative,
+    refute_time_indexed,
+    witness_for,
+)
 
 __all__ = [
     "WITNESSES",
@@ -89,7 +102,14 @@ __all__ = [
 ]
 
 #: Every witness, in the order tried (a method's own engine is skipped).
-WITNESSES: tuple[str, ...] = ("bounds", "bruteforce", "cpsat-disjunctive", "milp")
+WITNESSES: tuple[str, ...] = (
+    "bounds",
+    "bruteforce",
+    TIME_INDEXED,
+    CUMULATIVE,
+    "cpsat-disjunctive",
+    "milp",
+)
 
 #: Default policy (``certify=None``): certify optima of instances up to this many tasks...
 DEFAULT_MAX_TASKS = 30
@@ -125,6 +145,8 @@ PROOF_COMPONENTS: dict[str, frozenset[str]] = {
 WITNESS_COMPONENTS: dict[str, frozenset[str]] = {
     "bounds": frozenset({"witness bound"}),
     "bruteforce": frozenset({"exhaustive search"}),
+    TIME_INDEXED: frozenset({"CP-SAT time-indexed model"}),
+    CUMULATIVE: frozenset({"CP-SAT cumulative model"}),
     "cpsat-disjunctive": frozenset({"CP-SAT clause model"}),
     "milp": frozenset({"MILP engine", "MILP model", "optimistic paths"}),
 }
@@ -147,6 +169,12 @@ _MAX_DELAY_ENTRIES = 4_000_000
 
 def _too_large(problem: Problem) -> bool:
     return problem.n_edges * problem.n_processors**2 > _MAX_DELAY_ENTRIES
+
+
+def _grid(problem: Problem) -> tuple[float, bool]:
+    """Grid units per original unit, and whether the data lie on a grid (:mod:`models._grid`)."""
+    grid = data_grid(problem)
+    return float(grid.resolution), grid.exact
 
 
 def _components(method: str) -> frozenset[str]:
@@ -269,6 +297,10 @@ def certify(
     for name in chosen:
         if name not in WITNESSES:
             raise ValueError(f"witness {name!r}: unknown; known: {', '.join(WITNESSES)}")
+    if witnesses is None:
+        # The STG-case witnesses: only the one whose formulation differs from the proof's.
+        other = witness_for(problem, result)
+        chosen = tuple(w for w in chosen if w not in (TIME_INDEXED, CUMULATIVE) or w == other)
     claim = claimed_optimum(result)
     if claim is None:
         return result
@@ -399,6 +431,15 @@ def _ask(
         return refute_bound(problem, question.data, question.target), question.below
     if _too_large(problem):
         return Verdict("unknown", reason="too many (arc, processor pair) delays"), claimed
+    if name in (TIME_INDEXED, CUMULATIVE):
+        question = _question(problem, claimed, grid, _CPSAT_MAX)
+        if question is None:
+            return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
+        if question.target < 0 and not question.data.exact:
+            return Verdict("unknown", reason="rounding loss above the claim"), claimed
+        refute = refute_time_indexed if name == TIME_INDEXED else refute_cumulative
+        verdict = refute(problem, question.data, question.target, time_limit=time_limit, seed=seed)
+        return verdict, question.below
     if name == "cpsat-disjunctive":
         question = _question(problem, claimed, grid, _CPSAT_MAX)
         if question is None:
@@ -469,9 +510,10 @@ def apply_policy(
     ``certify_option`` False: no witness (``certified`` stays None). True: every
     claimed optimum (:func:`claimed_optimum`) is certified within ``time_limit`` (or
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
-    optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks are
-    certified within ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)``
-    of the solve, and within what is left of ``time_limit`` (at least 0.5 s);
+    optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks (any
+    size on identical processors without communication) are certified within
+    ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)`` of the solve,
+    and within what is left of ``time_limit`` (at least 0.5 s);
     larger ones are left uncertified (``certified=None``). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
     In every case an uncertified claim then goes through :func:`settle`: it
@@ -487,7 +529,8 @@ def apply_policy(
     if certify_option is False or claimed_optimum(result) is None:
         return settle(problem, result)
     if certify_option is None:
-        if problem.n_tasks > DEFAULT_MAX_TASKS:
+        # Identical processors without communication have fast witnesses at any size.
+        if problem.n_tasks > DEFAULT_MAX_TASKS and witness_for(problem, result) is None:
             return settle(problem, result)
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
         if time_limit is not None:  # the call's limit holds, give or take half a second

@@ -288,3 +288,12 @@ def test_seed_makes_the_horizon_reproducible() -> None:
     assert len(first) == 1
     runs = {raw_milp(p, **OPTS).makespan for _ in range(4)}
     assert len(runs) == 1
+
+
+def test_refuses_more_tasks_than_it_can_build_in_time():
+    # Issue 16 item 5: 2000 tasks took 4-7 s of -t 1/-t 2 before the guard.
+    from models.milp import MAX_TASKS
+
+    problem = random_instance(MAX_TASKS + 1, 2, seed=0)
+    with pytest.raises(MethodError, match="more than 1000"):
+        raw_milp(problem, time_limit=1)
