@@ -186,10 +186,10 @@ def independent_witnesses(method: str) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> independent_witnesses("milp")
-    ('bounds', 'bruteforce', 'cpsat-disjunctive')
-    >>> independent_witnesses("bruteforce")
-    ('bounds', 'cpsat-disjunctive', 'milp')
+    >>> independent_witnesses("milp")[-2:]
+    ('cpsat-cumulative', 'cpsat-disjunctive')
+    >>> "bruteforce" in independent_witnesses("bruteforce")
+    False
     """
     used = _components(method)
     return tuple(w for w in WITNESSES if not WITNESS_COMPONENTS[w] & used)
