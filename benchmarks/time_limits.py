@@ -20,11 +20,20 @@ Cases
 ``chain-40-1024``
     A chain of 40 unit tasks on the 1024-processor mesh (39 arcs: 41 million
     delays between processors, the placement heads and tails take seconds).
+``random-2000-64``
+    2000 tasks on 64 fully-connected processors.
+``cholesky-20``, ``cholesky-50``
+    Tiled Cholesky with N = 20 (1540 tasks) and N = 50 (22,100 tasks) on the
+    ``multi-gpu`` preset (28 CPU cores + 4 GPUs), as ``exactsched generate
+    cholesky --tiles N --platform multi-gpu`` writes it.
+
+A method may refuse a size up front (a one-line ``MethodError``): the row says so.
 
 Examples
 --------
 ``python benchmarks/time_limits.py``
 ``python benchmarks/time_limits.py --limits 1 5 --methods cpsat bruteforce --cases two-tasks-512``
+``python benchmarks/time_limits.py --cases cholesky-20 --methods milp --limits 1 2``
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from exactsched import Problem, solve, validate
 from exactsched.errors import MethodError
 from exactsched.generators import random_instance
 from exactsched.registry import available_methods
+from exactsched.workloads.tiled import tiled_instance
 
 __all__ = ["CASES", "measure", "main"]
 
@@ -66,6 +76,9 @@ CASES: dict[str, Callable[[], Problem]] = {
     "mesh-2000": lambda: random_instance(2000, 16, topology="mesh", seed=2),
     "two-tasks-512": lambda: _two_tasks(512, [16, 32]),
     "two-tasks-1024": lambda: _two_tasks(1024, [32, 32]),
+    "random-2000-64": lambda: random_instance(2000, 64, seed=3),
+    "cholesky-20": lambda: tiled_instance("cholesky", 20, "multi-gpu", seed=0),
+    "cholesky-50": lambda: tiled_instance("cholesky", 50, "multi-gpu", seed=0),
     "chain-40-1024": lambda: Problem.from_lists(
         [1] * 40,
         [(i, i + 1, 1) for i in range(39)],
@@ -99,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--limits", nargs="+", type=float, default=[1.0, 5.0])
-    parser.add_argument("--methods", nargs="+", default=["cpsat", "bruteforce"])
+    parser.add_argument("--methods", nargs="+", default=["cpsat", "milp", "bruteforce"])
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     # Process start-up is not the method's: load every registered method first.

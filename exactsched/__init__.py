@@ -15,7 +15,13 @@ Examples
 """
 
 from exactsched.bounds import lower_bound, lower_bounds
-from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
+from exactsched.errors import (
+    InstanceError,
+    InstanceWarning,
+    InvalidScheduleError,
+    MethodError,
+    ScheduleError,
+)
 from exactsched.instance import load_instance, parse_instance
 from exactsched.metrics import failed, minimal_serial_time, schedule_length_ratio, speedup
 from exactsched.problem import Problem
@@ -30,6 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "InstanceError",
     "InstanceWarning",
+    "InvalidScheduleError",
     "MethodError",
     "MethodInfo",
     "Placement",

@@ -3,27 +3,63 @@
 Commands: ``info``, ``validate``, ``solve`` and ``methods`` here, and those of
 the modules in :mod:`exactsched.commands` (``compare``, ``results`` and ``gantt``
 in :mod:`exactsched.commands.experiments`).
-Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input or
-usage (a one-line message on standard error, never a traceback).
+Exit status: 0 success, 1 an invalid schedule (``validate``), 2 bad input,
+usage or an environment failure (a missing folder, a full disk, out of memory),
+or a method that returned an invalid schedule (:class:`InvalidScheduleError`),
+3 an internal error (a bug), 130 interrupted. Every failure prints exactly one
+line on standard error, never a traceback (``EXACTSCHED_TRACEBACK=1`` shows the
+traceback of an internal error). A closed pipe on standard output
+(``exactsched methods | head -1``) stops quietly with status 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched.errors import InstanceError, InstanceWarning, MethodError, ScheduleError
+from exactsched.errors import (
+    InstanceError,
+    InstanceWarning,
+    InvalidScheduleError,
+    MethodError,
+    ScheduleError,
+)
 
-__all__ = ["main", "gantt", "seconds_arg", "workers_arg", "seed_arg"]
+__all__ = [
+    "main",
+    "gantt",
+    "seconds_arg",
+    "workers_arg",
+    "seed_arg",
+    "int_arg",
+    "finite_arg",
+    "strict_json",
+    "dumps_json",
+    "emit_json",
+    "check_output",
+    "USER_ERRORS",
+]
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+
+#: Errors printed as they are (one line) with exit status 2: the user's input, and a
+#: method's invalid schedule caught by the referee.
+USER_ERRORS: tuple[type[Exception], ...] = (
+    InstanceError,
+    ScheduleError,
+    MethodError,
+    InvalidScheduleError,
+)
 
 # Kept in step with exactsched.registry (not imported here so that --help stays fast).
 DEFAULT_TIME_LIMIT = 60.0
@@ -42,6 +78,18 @@ def seconds_arg(text: str) -> float:
     return value
 
 
+def finite_arg(text: str) -> float:
+    """argparse type of a real-valued option: a finite number (ranges are checked later)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {shown!r}")
+    return value
+
+
 def workers_arg(text: str) -> int:
     """argparse type of ``--workers``: an integer from 1 to 256."""
     return _int_arg(text, 1, MAX_WORKERS)
@@ -52,13 +100,36 @@ def seed_arg(text: str) -> int:
     return _int_arg(text, 0, MAX_SEED)
 
 
+def int_arg(low: int, high: int) -> Any:
+    """An argparse type: an integer from ``low`` to ``high``, else a one-line usage error.
+
+    Examples
+    --------
+    >>> int_arg(1, 10)("3")
+    3
+    >>> int_arg(1, 10)("-5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an integer from 1 to 10, got '-5'
+    """
+
+    def parse(text: str) -> int:
+        return _int_arg(text, low, high)
+
+    parse.__name__ = "integer"
+    return parse
+
+
 def _int_arg(text: str, low: int, high: int) -> int:
     try:
         value = int(text)
     except ValueError:
         value = low - 1
     if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text!r}")
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(
+            f"expected an integer from {low} to {high}, got {shown!r}"
+        )
     return value
 
 
@@ -67,6 +138,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse swallows write errors; let a full disk under --help reach main().
+        if message:
+            (file or sys.stderr).write(message)
 
 
 _PLATFORM_HELP = (
@@ -122,11 +198,12 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=seed_arg, default=0, help="random seed (default 0)")
     solve.add_argument(
         "--option",
-        "-o",
+        "-O",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="method option, repeatable (see `exactsched methods --json`)",
+        help="method option, repeatable (see `exactsched methods --json`); -O, capital: "
+        "-o is --output in every command",
     )
     solve.add_argument(
         "--certify",
@@ -136,7 +213,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--json", action="store_true", help="print the schedule document")
     solve.add_argument(
-        "--output", metavar="FILE", help="also write the schedule JSON to FILE (checked first)"
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="also write the schedule JSON to FILE (checked first)",
     )
     solve.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -151,41 +231,184 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    The one place where errors become exit statuses: every handler runs inside
+    :func:`_guarded`, so no error reaches the user as a traceback.
+    """
     # Ids are refused unless they are valid Unicode, but never let printing crash.
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    args = _parser().parse_args(argv)
+    real_stdout = sys.stdout
+    sys.stdout = _Stdout(real_stdout)  # type: ignore[assignment]
+    try:
+        return _guarded(argv)
+    finally:
+        sys.stdout = real_stdout
+
+
+def _guarded(argv: Sequence[str] | None) -> int:
+    command = "exactsched"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InstanceWarning)
         try:
-            status = _COMMANDS[args.command](args)
-        except (InstanceError, ScheduleError, MethodError) as exc:
-            _flush_warnings(caught)
-            print(f"exactsched: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        except KeyboardInterrupt:
-            print("exactsched: interrupted", file=sys.stderr)
-            return 130
-        except BrokenPipeError:
-            # The reader went away (``exactsched ... | head``): stop quietly.
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return EXIT_OK
+            try:
+                args = _parser().parse_args(argv)
+            except SystemExit as exc:  # argparse: --help, --version, usage errors
+                status = _exit_code(exc)
+            else:
+                command = args.command
+                status = _COMMANDS[args.command](args)
+            sys.stdout.flush()  # inside the guard: a full disk is caught here
+        except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
+            status, message = _error_status(exc, command)
+            if message is not None:
+                _flush_warnings(caught)
+                _print_error(message)
+            return status
     _flush_warnings(caught)
     return status
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return EXIT_OK
+    return code if isinstance(code, int) else EXIT_USAGE
+
+
+class OutputError(OSError):
+    """Writing standard output failed (a full disk, a closed pipe)."""
+
+
+class _Stdout:
+    """``sys.stdout`` whose write failures say they are standard output's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _output_error(exc) from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _output_error(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _output_error(exc: OSError) -> OutputError:
+    error = OutputError(exc.errno, exc.strerror or str(exc))
+    error.__cause__ = exc
+    return error
+
+
+def _error_status(exc: BaseException, command: str) -> tuple[int, str | None]:
+    """The exit status and one-line message of an error escaping a command."""
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "interrupted"
+    if isinstance(exc, OutputError):
+        _silence_stdout()
+        if exc.errno == errno.EPIPE:
+            # The reader went away (``exactsched ... | head``): stop quietly.
+            return EXIT_OK, None
+        return EXIT_USAGE, f"cannot write standard output: {exc.strerror}"
+    if isinstance(exc, BrokenPipeError) and exc.filename is None:
+        _silence_stdout()
+        return EXIT_OK, None
+    if isinstance(exc, USER_ERRORS):
+        return EXIT_USAGE, _one_line(str(exc))
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+        where = exc.filename if exc.filename is not None else command
+        return EXIT_USAGE, _one_line(f"{where}: {reason}")
+    if isinstance(exc, MemoryError):
+        return EXIT_USAGE, f"{command}: out of memory; the input or a requested size is too large"
+    if isinstance(exc, RecursionError):
+        return EXIT_USAGE, f"{command}: the input is nested too deeply"
+    if os.environ.get("EXACTSCHED_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+    name = type(exc).__name__
+    detail = _one_line(str(exc))
+    return EXIT_INTERNAL, (
+        f"internal error in `{command}`: {name}{': ' + detail if detail else ''} "
+        "(a bug: please report it; EXACTSCHED_TRACEBACK=1 shows the traceback)"
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def _print_error(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        print(f"exactsched: error: {message}", file=sys.stderr)
+        sys.stderr.flush()
+
+
+def _silence_stdout() -> None:
+    """After standard output failed, let the interpreter's last flush succeed."""
+    stream = sys.stdout
+    inner = getattr(stream, "_stream", stream)
+    if inner is sys.__stdout__ and inner is not None:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), inner.fileno())
 
 
 def _flush_warnings(caught: list[warnings.WarningMessage]) -> None:
     for w in caught:
         if issubclass(w.category, InstanceWarning):
-            print(f"exactsched: warning: {w.message}", file=sys.stderr)
+            with contextlib.suppress(OSError, ValueError):
+                print(f"exactsched: warning: {w.message}", file=sys.stderr)
 
 
-def _emit(document: Any) -> None:
-    print(json.dumps(document, indent=2))
+def strict_json(document: Any) -> Any:
+    """``document`` with every non-finite float (inf, nan) replaced by None.
+
+    JSON has no Infinity or NaN: every ``--json`` output goes through
+    :func:`dumps_json`, which calls this and then refuses anything non-finite.
+
+    Examples
+    --------
+    >>> strict_json({"ccr": float("inf"), "xs": [1.5, float("nan")]})
+    {'ccr': None, 'xs': [1.5, None]}
+    """
+    if isinstance(document, float):
+        return document if math.isfinite(document) else None
+    if isinstance(document, dict):
+        return {k: strict_json(v) for k, v in document.items()}
+    if isinstance(document, list | tuple):
+        return [strict_json(v) for v in document]
+    if hasattr(document, "item") and hasattr(document, "dtype"):  # a numpy scalar
+        return strict_json(document.item())
+    return document
+
+
+def dumps_json(document: Any, indent: int | None = 2) -> str:
+    """Strict JSON text of ``document`` (non-finite numbers become null)."""
+    return json.dumps(strict_json(document), indent=indent, allow_nan=False)
+
+
+def emit_json(document: Any, stream: Any = None) -> None:
+    """Print ``document`` as strict JSON on ``stream`` (default standard output)."""
+    out = sys.stdout if stream is None else stream
+    out.write(dumps_json(document) + "\n")
+
+
+_emit = emit_json
 
 
 # ---- info -------------------------------------------------------------------------
@@ -263,7 +486,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         else:
             print(f"{args.instance}: valid instance ({problem.n_tasks} tasks)")
         return EXIT_OK
-    schedule = load_schedule(args.schedule)
+    schedule = load_schedule(args.schedule, check_makespan=False)  # validate judges it
     violations = validate(problem, schedule)
     if args.json:
         _emit({"valid": not violations, "makespan": schedule.makespan, "violations": violations})
@@ -284,7 +507,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     from exactsched.registry import get_method, parse_options, solve
 
-    if args.output:
+    if args.output is not None:
+        if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", args.output) and "/" not in args.output:
+            # Before -o became --output it meant --option: never write a file "log=true".
+            raise MethodError(
+                f"--output {args.output}: looks like a method option; -o is --output FILE, "
+                f"options take -O/--option KEY=VALUE (write ./{args.output} for such a file)"
+            )
         _check_writable(args.output)  # before the solve, which may take long
     info = get_method(args.method)
     options = parse_options(args.method, args.option)
@@ -309,7 +538,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             **options,
         )
     document = result.to_json()
-    failure = _write_output(args.output, document) if args.output else None
+    failure = _write_output(args.output, document) if args.output is not None else None
     status = _print_result(args, problem, result, document)
     if failure:
         print(f"exactsched: error: {failure}", file=sys.stderr)
@@ -349,25 +578,50 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     return EXIT_OK
 
 
-def _check_writable(path: str) -> None:
-    """Refuse an ``--output`` path that cannot be written, before any work."""
-    from exactsched.errors import MethodError
+def check_output(path: str | None, option: str, folder: bool = False) -> None:
+    """Refuse an output path that cannot be written, before any work.
 
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise MethodError(f"--output {path}: is a folder")
-    if not os.path.isdir(folder):
-        raise MethodError(f"--output {path}: folder {folder} does not exist")
+    ``option`` names the argument in the message (``--output``, ``--report``);
+    ``folder`` says the path is a folder to create or fill (``--plots``).
+    None (the option not given) passes.
+
+    Examples
+    --------
+    >>> check_output("", "--report")
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: --report: empty path
+    """
+    if path is None:
+        return
+    if not path.strip():
+        raise MethodError(f"{option}: empty path")
+    parent = os.path.dirname(os.path.abspath(path))
+    if folder:
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise MethodError(f"{option} {path}: exists and is not a folder")
+        if os.path.isdir(path):
+            if not os.access(path, os.W_OK):
+                raise MethodError(f"{option} {path}: folder is not writable")
+            return
+    elif os.path.isdir(path):
+        raise MethodError(f"{option} {path}: is a folder")
+    if not os.path.isdir(parent):
+        raise MethodError(f"{option} {path}: folder {parent} does not exist")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
-            raise MethodError(f"--output {path}: file is not writable")
-    elif not os.access(folder, os.W_OK):
-        raise MethodError(f"--output {path}: folder {folder} is not writable")
+            raise MethodError(f"{option} {path}: file is not writable")
+    elif not os.access(parent, os.W_OK):
+        raise MethodError(f"{option} {path}: folder {parent} is not writable")
+
+
+def _check_writable(path: str) -> None:
+    check_output(path, "--output")
 
 
 def _write_output(path: str, document: Any) -> str | None:
     """Write the result; the reason as one line if that fails (a full disk, ...)."""
-    text = json.dumps(document, indent=2) + "\n"
+    text = dumps_json(document) + "\n"
     try:
         with open(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
@@ -451,6 +705,11 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     for m in methods:
         print(f"{m.name:<{width}}  {m.kind:<9}  {m.description}")
         print(f"{'':<{width}}  {'':<9}  source: {m.source}")
+        if m.assumes_identical_processors:
+            print(
+                f"{'':<{width}}  {'':<9}  assumes identical processors: picks processors"
+                " as if all were alike (see docs/heuristics.md)"
+            )
     return EXIT_OK
 
 

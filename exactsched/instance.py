@@ -46,6 +46,13 @@ from typing import Any
 import numpy as np
 
 from exactsched.errors import InstanceError, InstanceWarning
+from exactsched.limits import (
+    MAX_COST_CELLS,
+    MAX_EDGES,
+    MAX_PROCESSORS,
+    MAX_TASKS,
+    check_size,
+)
 from exactsched.problem import Problem
 
 __all__ = ["FORMAT", "load_instance", "parse_instance", "read_json"]
@@ -366,6 +373,10 @@ def _parse(document: Any) -> Problem:
     if "tasks" not in doc:
         raise InstanceError("tasks: missing")
     tasks = _list(doc["tasks"], "tasks", non_empty=True)
+    check_size(len(tasks), MAX_TASKS, "tasks", "tasks")
+    check_size(len(tasks) * n_procs, MAX_COST_CELLS, "task x processor costs", "tasks")
+    if isinstance(doc.get("edges"), list):
+        check_size(len(doc["edges"]), MAX_EDGES, "edges", "edges")
     task_ids: list[str] = []
     task_index: dict[str, int] = {}
     for i, raw in enumerate(tasks):
@@ -525,6 +536,7 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
     if "processors" not in platform:
         raise InstanceError("platform.processors: missing")
     procs = _list(platform["processors"], "platform.processors", non_empty=True)
+    check_size(len(procs), MAX_PROCESSORS, "processors", "platform.processors")
     proc_ids: list[str] = []
     proc_types: list[str] = []
     seen: dict[str, int] = {}

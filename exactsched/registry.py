@@ -13,6 +13,7 @@ register themselves when imported; the registry imports them on first use.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import math
 import os
@@ -88,6 +89,12 @@ class MethodInfo:
         The paper it implements.
     func : callable
         The implementation (see the module docstring for signatures).
+    assumes_identical_processors : bool
+        The method picks processors as if they were identical (by earliest
+        start, by load, or one group per processor), as its source defines it,
+        so on a platform of unlike processors (a GPU among CPUs) it can put a
+        task where it runs far slower; shown by ``exactsched methods`` and
+        marked in compare tables (default False).
     """
 
     name: str
@@ -95,6 +102,7 @@ class MethodInfo:
     description: str
     source: str
     func: Callable[..., Any]
+    assumes_identical_processors: bool = False
 
     @property
     def options(self) -> dict[str, Any]:
@@ -116,13 +124,15 @@ class MethodInfo:
         return {name: hints.get(name, Any) for name in self.options}
 
     def to_json(self) -> dict[str, Any]:
-        """``name``, ``kind``, ``description``, ``source``, ``options`` (defaults) and
-        ``accepts`` (what each option accepts, as :func:`check_options` checks it)."""
+        """``name``, ``kind``, ``description``, ``source``,
+        ``assumes_identical_processors``, ``options`` (defaults) and ``accepts``
+        (what each option accepts, as :func:`check_options` checks it)."""
         return {
             "name": self.name,
             "kind": self.kind,
             "description": self.description,
             "source": self.source,
+            "assumes_identical_processors": self.assumes_identical_processors,
             "options": {k: _jsonable(v) for k, v in self.options.items()},
             "accepts": {
                 k: _describe(t) for k, t in self.option_types.items() if k not in _COMMON_EXACT
@@ -135,16 +145,27 @@ def _jsonable(value: Any) -> Any:
 
 
 def register(
-    name: str, *, kind: str, description: str, source: str
+    name: str,
+    *,
+    kind: str,
+    description: str,
+    source: str,
+    assumes_identical_processors: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator adding a method to the registry under ``name``."""
+    """Decorator adding a method to the registry under ``name``.
+
+    ``assumes_identical_processors=True`` marks a heuristic whose processor
+    rule treats the processors as identical (see :class:`MethodInfo`).
+    """
     if kind not in ("exact", "heuristic"):
         raise ValueError(f"kind must be 'exact' or 'heuristic', not {kind!r}")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         if name in _REGISTRY and _REGISTRY[name].func is not func:
             raise ValueError(f"method {name!r} is already registered")
-        _REGISTRY[name] = MethodInfo(name, kind, description, source, func)
+        _REGISTRY[name] = MethodInfo(
+            name, kind, description, source, func, bool(assumes_identical_processors)
+        )
         return func
 
     return decorate
@@ -464,7 +485,8 @@ def solve(
         :data:`MAX_SEED`; ``seed`` also feeds randomised heuristics).
     check : bool
         Validate the returned schedule (default True); an invalid one raises
-        ``RuntimeError``, since it is a bug in the method.
+        :class:`~exactsched.errors.InvalidScheduleError` (a ``RuntimeError``:
+        it is a bug in the method, not in the input).
     certify : bool, optional
         Certify a proven optimum by independent refutation (``Result.certified``,
         see :mod:`models.certify`): True always (within ``time_limit``), False
@@ -485,6 +507,8 @@ def solve(
     MethodError
         For an unknown method, a bad common argument or option, or an
         instance the method refuses.
+    InvalidScheduleError
+        When ``check`` is on and the method's schedule fails validation.
 
     Examples
     --------
@@ -500,6 +524,7 @@ def solve(
     exactsched.errors.MethodError: option insertion: expected true or false, got 'no'
     """
     from exactsched.bounds import lower_bound
+    from exactsched.errors import InvalidScheduleError
     from exactsched.validate import validate
 
     info = get_method(method)
@@ -529,14 +554,16 @@ def solve(
             status=Status.FEASIBLE,
             schedule=schedule,
             makespan=schedule.makespan,
-            lower_bound=lower_bound(problem),
+            # Computed when first read (cached in the problem): the algorithm alone
+            # is what a heuristic's solve costs (issue 18, item 6).
+            lower_bound=functools.partial(lower_bound, problem),
             seconds=seconds,
             stats={"options": _options_json(options)},
         )
     if check and result.schedule is not None:
         violations = validate(problem, result.schedule)
         if violations:
-            raise RuntimeError(f"{method} returned an invalid schedule: {violations[0]}")
+            raise InvalidScheduleError(method, violations)
     if info.kind == "exact" and result.status is Status.OPTIMAL and certify is not False:
         from models.certify import apply_policy
 

@@ -38,21 +38,30 @@ class Status(StrEnum):
         return self.value
 
 
-def relative_gap(makespan: float | None, lower_bound: float | None) -> float | None:
-    """``(makespan - lower_bound) / makespan``, 0 when both are 0, None if either is missing.
+def relative_gap(makespan: float | None, reference: float | None) -> float | None:
+    """``(makespan - reference) / reference``: how much longer than the reference.
+
+    The one definition of a gap in exactsched (McSweeney's percentage deviation,
+    as a fraction). The reference is the proven lower bound in
+    :attr:`Result.gap`, and the certified optimum or the best known makespan in
+    a study (``exactsched compare``). 0 when both are 0 (and never negative: a
+    makespan at or below the reference has gap 0); None if either is missing or
+    when the reference is 0 and the makespan positive (no finite ratio).
 
     Examples
     --------
-    >>> relative_gap(80, 72)
-    0.1
+    >>> relative_gap(80, 72)  # 8 above 72: 11.1 % longer than the bound
+    0.1111111111111111
     >>> relative_gap(0, 0)
     0.0
+    >>> relative_gap(5, 0) is None
+    True
     """
-    if makespan is None or lower_bound is None:
+    if makespan is None or reference is None:
         return None
-    if makespan <= 0:
-        return 0.0
-    return max(0.0, (makespan - lower_bound) / makespan)
+    if reference <= 0:
+        return 0.0 if makespan <= 0 else None
+    return max(0.0, (makespan - reference) / reference)
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,9 @@ class Result:
     makespan : float or None
         Makespan of ``schedule`` on the original data.
     lower_bound : float or None
-        A proven lower bound on the optimal makespan.
+        A proven lower bound on the optimal makespan. It may be passed as a
+        zero-argument callable: it is then computed on its first read (and
+        kept), so a heuristic's ``solve`` does not pay for bounds nobody reads.
     seconds : float
         Wall-clock time of the method.
     stats : mapping
@@ -91,9 +102,19 @@ class Result:
     certified: bool | None = None
     certified_by: tuple[str, ...] = ()
 
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name == "lower_bound" and callable(value):  # lazy bound: compute once, keep
+            value = value()
+            object.__setattr__(self, "lower_bound", value)
+        return value
+
     @property
     def gap(self) -> float | None:
-        """Relative gap ``(makespan - lower_bound) / makespan`` (see :func:`relative_gap`)."""
+        """``(makespan - lower_bound) / lower_bound``: at most this much above the optimum.
+
+        See :func:`relative_gap`.
+        """
         return relative_gap(self.makespan, self.lower_bound)
 
     def to_json(self) -> dict[str, Any]:

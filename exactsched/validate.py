@@ -8,7 +8,8 @@ Rules (``docs/instance-format.md``, "Schedules"): every task placed once on a
 processor it may run on, ``finish = start + cost`` and ``start >= 0``; no two
 tasks on one processor overlap (touching is allowed); every edge waits for its
 communication delay; every order pair waits for the finish; no isolation pair
-overlaps in time.
+overlaps in time; a document's ``makespan``, if given, is its largest finish
+(not judged when a task is left out, which is reported instead).
 
 Exactness. Every number a comparison reads (start, finish, cost, latency,
 bandwidth, data, hops) is first read as the decimal it prints as (Python's
@@ -27,15 +28,28 @@ shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
 An exact comparison that fails is confirmed on the binary floats a schedule is
-written in: the exact sum ``start + cost`` (or an arrival time) is rounded to the
-nearest float, and the violation stands only if it survives that rounding. On
-integer data below 2**53 every sum is a float, so this changes nothing; it
-spares only differences that no float schedule can express (a start of 2e6 and
-a cost of 1e-10 end at 2000000.0000000001, which is no float).
+written in, and stands only if it fails there too, in both of two readings of the
+same expression (``start + cost``, or an arrival ``end + hops * (latency + data /
+bandwidth)``): its exact value rounded to the nearest float, and its IEEE
+evaluation on the floats of the data (the sum ``Schedule.from_arrays`` and the
+list schedulers compute). The two can differ from each other by a unit in the
+last place, since the floats of the data are not their decimals: ``85.1156893939394
++ 4.90247619047619`` is ``90.01816558441559`` in decimals, which rounds to the
+float ``90.01816558441558``, while the float sum is ``90.0181655844156``; both
+are correct finishes, ``90.0181655844157`` is not. On integer data below 2**53
+every sum is a float, so this changes nothing; it spares only differences that
+no float schedule can express (a start of 2e6 and a cost of 1e-10 end at
+2000000.0000000001, which is no float) or that come from rounding a sum once.
 
-Times in messages are printed exactly (12 significant digits, more when needed). Zero-length
-intervals (zero-cost tasks) never overlap anything. A start or finish that is
-not a finite number (NaN, inf, None) is a violation.
+Zero-length tasks (cost 0 on their processor) occupy no processor time: their
+empty interval overlaps nothing, on a processor or in an isolation pair, so they
+may start inside another task; edges and order pairs bind them as written
+(``docs/instance-format.md``, "Zero-length tasks"). A positive cost below half a
+unit in the last place of the start gives ``start + cost == start`` on the
+floats, an empty interval there, and is treated the same way.
+
+Times in messages are printed exactly (12 significant digits, more when needed).
+A start or finish that is not a finite number (NaN, inf, None) is a violation.
 """
 
 from __future__ import annotations
@@ -53,7 +67,7 @@ from exactsched.errors import ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
-__all__ = ["validate", "assert_valid", "RELATIVE_TOLERANCE", "EXACT_DIGITS"]
+__all__ = ["validate", "assert_valid", "makespan_violation", "RELATIVE_TOLERANCE", "EXACT_DIGITS"]
 
 RELATIVE_TOLERANCE = 1e-9
 """Slack of a comparison that reads a number which is not an exact decimal."""
@@ -124,9 +138,11 @@ def validate(
     start = np.zeros(n)
     finish = np.zeros(n)
     rows: list[tuple[int, str, Any, Any]] = []
+    unscheduled: list[int] = []
     for i, task in enumerate(ids):
         if task not in schedule:
             problems.append(f"task {task}: not scheduled")
+            unscheduled.append(i)
             continue
         pl = schedule[task]
         if pl.processor not in problem.proc_index:
@@ -221,7 +237,51 @@ def validate(
         from exactsched.validate_comm import message_violations
 
         problems.extend(message_violations(problem, schedule, proc, tol=tol))
+
+    # A document's stated makespan is its largest finish. Not judged when a task is left
+    # out: that lowers the largest finish, and "not scheduled" is the fault to report.
+    wrong = makespan_violation(schedule, tol=tol) if len(unscheduled) == 0 else None
+    if wrong:
+        problems.append(wrong)
     return problems
+
+
+def makespan_violation(schedule: Schedule, *, tol: float | None = None) -> str | None:
+    """Whether the makespan a schedule document states is not its largest finish.
+
+    Compared like every time of :func:`validate`: exactly on exact decimals,
+    else with the relative slack (``tol``: an absolute one).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        Its :attr:`~Schedule.claimed_makespan` is read (None: nothing to check).
+    tol : float, optional
+
+    Returns
+    -------
+    str or None
+        The violation, or None.
+
+    Examples
+    --------
+    >>> doc = {"format": "exactsched/schedule@1", "makespan": 5000000001499,
+    ...        "tasks": [{"id": "a", "processor": "p", "start": 0, "finish": 5000000001166}]}
+    >>> makespan_violation(Schedule.from_json(doc, check_makespan=False))
+    'makespan: 5000000001499 but the largest finish is 5000000001166'
+    """
+    claimed = schedule.claimed_makespan
+    if claimed is None:
+        return None
+    actual = schedule.makespan
+    x, y = float(claimed), float(actual)
+    if tol is not None:
+        wrong = abs(x - y) > tol
+    else:
+        # Exact decimals must be the same decimal, i.e. the same float; others get the slack.
+        exact = bool(_exact_places(np.array([x, y]))[0].all())
+        wrong = x != y if exact else abs(x - y) > RELATIVE_TOLERANCE * max(abs(x), abs(y))
+    return f"makespan: {_t(x)} but the largest finish is {_t(y)}" if wrong else None
 
 
 class _Numbers:
@@ -291,9 +351,14 @@ class _Numbers:
         return RELATIVE_TOLERANCE * max(abs(x), abs(y))
 
     def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
-        """``x < y`` beyond the slack (exactly when ``exact``)."""
+        """``x < y`` beyond the slack (exactly when ``exact``).
+
+        ``x`` and ``y`` are the floats: ``y`` is the IEEE evaluation of the
+        expression whose exact value is ``ye``. An exact violation must also
+        hold on the correctly rounded ``ye`` and on ``y`` to stand.
+        """
         if exact:
-            return bool(xe < ye) and self._float(xe) < self._float(ye)
+            return bool(xe < ye) and self._float(xe) < self._float(ye) and x < y
         return x < y - self.slack(x, y)
 
     def finish_violations(self) -> np.ndarray:
@@ -301,16 +366,22 @@ class _Numbers:
         exact = self.ex_f & self.ex_e
         out = np.zeros(len(self.start), dtype=bool)
         out[exact] = self.f[exact] != self.e[exact]
-        for i in np.flatnonzero(out & exact).tolist():
-            out[i] = self._float(self.f[i]) != self._float(self.e[i])
+        for i in np.flatnonzero(out & exact).tolist():  # confirm on the floats, both ways
+            f = self._float(self.f[i])
+            out[i] = f != self._float(self.e[i]) and f != self.end[i]
         loose = ~exact & (self.proc >= 0)
         f, e = self.finish[loose], self.end[loose]
         out[loose] = np.abs(f - e) > self._slack_vec(f, e)
         return out
 
     def positive(self, i: int) -> bool:
-        """Whether task ``i`` has a positive length (zero-length tasks overlap nothing)."""
-        return bool(self.cost[i] > 0)
+        """Whether task ``i`` has a positive length (zero-length tasks overlap nothing).
+
+        Positive both exactly and on the floats: a cost below half a unit in the
+        last place of the start leaves ``start + cost == start`` in floating
+        point, an empty interval on the floats, which overlaps nothing there.
+        """
+        return bool(self.cost[i] > 0 and self.end[i] > self.start[i])
 
     def less_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` starts before ``holder`` ends."""
@@ -334,8 +405,9 @@ class _Numbers:
         exact = self.ex_e[a] & self.ex_s[b]
         out = np.zeros(len(a), dtype=bool)
         out[exact] = self.s[b[exact]] < self.e[a[exact]]
-        for k in np.flatnonzero(out & exact).tolist():
-            out[k] = self._float(self.s[b[k]]) < self._float(self.e[a[k]])
+        for k in np.flatnonzero(out & exact).tolist():  # confirm on the floats, both ways
+            x = self._float(self.s[b[k]])
+            out[k] = x < self._float(self.e[a[k]]) and x < self.end[a[k]]
         loose = ~exact
         x, y = self.start[b[loose]], self.end[a[loose]]
         out[loose] = x < y - self._slack_vec(x, y)
@@ -364,7 +436,8 @@ class _Numbers:
                     + self.h[k] * (self.l_ * self.b_ + self.d[k] * scale),
                     scale * scale * self.b_,
                 )
-                out[k] = self._float(self.s[dst[k]]) < float(arrival)
+                x = self._float(self.s[dst[k]])
+                out[k] = x < float(arrival) and x < self.end[src[k]] + self.delay_float(k)
         loose = both & ~exact
         if loose.any():
             a, b = src[loose], dst[loose]
@@ -440,12 +513,12 @@ def _as_schedule(schedule: Any) -> Schedule:
         return schedule
     if isinstance(schedule, Mapping):
         if "format" in schedule or "tasks" in schedule:
-            return Schedule.from_json(schedule)
+            return Schedule.from_json(schedule, check_makespan=False)
         raise ScheduleError("schedule: expected a Schedule, a schedule document or a file path")
     if isinstance(schedule, str | os.PathLike):
         from exactsched.schedule import load_schedule
 
-        return load_schedule(schedule)
+        return load_schedule(schedule, check_makespan=False)
     raise ScheduleError(
         f"schedule: expected a Schedule, a schedule document or a file path, "
         f"got {type(schedule).__name__}"

@@ -20,7 +20,8 @@ the schedule's :class:`~exactsched.messages.Message` times, and checks
 
 Numbers are compared as in :mod:`exactsched.validate`: exactly (as fractions)
 when every number read is an exact decimal of at most 15 significant digits,
-a violation standing only if it survives rounding to floats; otherwise with a
+a violation standing only if it survives rounding to floats and also holds on
+the IEEE evaluation of the same sums (``f`` of :class:`_Num`); otherwise with a
 slack of ``1e-9 x max(|x|, |y|)``; with ``tol`` in floating point with that
 absolute slack.
 
@@ -98,8 +99,8 @@ class _Cmp:
         """``a < b`` beyond the slack."""
         if self.tol is not None:
             return a.f < b.f - self.tol
-        if a.x is not None and b.x is not None:
-            return a.x < b.x and float(a.x) < float(b.x)
+        if a.x is not None and b.x is not None:  # and confirmed on both float readings
+            return a.x < b.x and float(a.x) < float(b.x) and a.f < b.f
         return a.f < b.f - _REL * max(abs(a.f), abs(b.f))
 
     def differ(self, a: _Num, b: _Num) -> bool:

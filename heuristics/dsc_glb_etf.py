@@ -43,10 +43,12 @@ identical processors and a fully connected network):
   appends after the last task of the processor.
 
 Tie-breaking: DSC takes the free task of highest priority ``tlevel +
-blevel`` (ties: lowest index) and, among the clusters it may join, the one
-giving the earliest start (ties: lowest cluster number); GLB: lowest cluster
-number, then lowest processor index; ETF: earliest start, then larger bottom
-level (the ``bl`` of [4]_ with the weights above), then lowest task index.
+blevel`` (ties: lowest index); among predecessors of equal arrival the lower
+index is the dominant one, whose cluster the task may join (with further
+predecessors pulled in by the minimisation procedure, see :func:`dsc`);
+GLB: lowest cluster number, then lowest processor index; ETF: earliest
+start, then larger bottom level (the ``bl`` of [4]_ with the weights above),
+then lowest task index.
 
 References
 ----------
@@ -68,6 +70,7 @@ References
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -104,7 +107,7 @@ def bottom_level(problem: Problem) -> np.ndarray:
 
 
 def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Dominant Sequence Clustering of the DAG, with the DSRW rule.
+    """Dominant Sequence Clustering of the DAG, as published by Yang and Gerasoulis.
 
     Parameters
     ----------
@@ -113,11 +116,11 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     cluster : numpy.ndarray
-        ``(n,)`` cluster number of every task, numbered in creation order.
+        ``(n,)`` cluster number of every task, numbered in creation order
+        (clusters emptied by the minimisation procedure are dropped).
     start : numpy.ndarray
         ``(n,)`` start time of every task in DSC's schedule on unbounded
-        virtual processors (one per cluster, tasks in a cluster back to back
-        in the order DSC examined them).
+        virtual processors (one per cluster, tasks in a cluster back to back).
 
     Examples
     --------
@@ -130,33 +133,61 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     >>> cluster.tolist(), start.tolist()
     ([0, 0, 1], [0.0, 2.0, 3.0])
 
+    A join of four unit tasks over messages of 10: zeroing one edge alone
+    gains nothing (the other three still arrive at 11), so the minimisation
+    procedure pulls all four predecessors into one cluster and the sink
+    starts at 4:
+
+    >>> p = Problem.from_lists([1] * 5, [(i, 4, 10) for i in range(4)], n_processors=2)
+    >>> cluster, start = dsc(p)
+    >>> cluster.tolist(), start.tolist()
+    ([0, 0, 0, 0, 0], [0.0, 1.0, 2.0, 3.0, 4.0])
+
     Notes
     -----
-    Yang and Gerasoulis [1]_, with the task and arc weights of the module
-    docstring. Tasks are *examined* one at a time in a topological order;
-    a task is *free* when all its predecessors are examined, *partially free*
-    when some are. Each step takes the free task ``nx`` of highest priority
-    ``PRIO = tlevel + blevel``, where ``tlevel`` is its start in its own new
-    cluster, ``max(start + w of a predecessor + c of the arc)``. It joins the
-    predecessor cluster (if any) where it would start earliest -- appended
-    after the cluster's last task, the arcs from that cluster's tasks zeroed
-    -- when that is strictly earlier than ``tlevel``; otherwise it opens a new
-    cluster. DSRW (dominant sequence length reduction warranty): when the
-    partially free task ``ny`` of highest priority ``ptlevel + blevel``
-    (``ptlevel`` over its examined predecessors) outranks ``nx``, ``nx`` may
-    not join the cluster of ``ny``'s dominant examined predecessor if that
-    would push the cluster's end past ``ny``'s start there, so the cluster
-    stays available for the more critical ``ny``. Only merges that keep some
-    processor able to run the whole cluster (affinity) are considered.
+    The algorithm of [1]_ (sec. 4), with the task and arc weights of the
+    module docstring. Tasks are *examined* one at a time; an unexamined task
+    is *free* when all its predecessors are examined and *partially free*
+    when only some are. ``blevel`` is the longest path to an exit, weights and
+    messages included; ``tlevel`` of a free task is its start in a cluster of
+    its own, ``max(finish + c)`` over its predecessors, and ``ptlevel`` of a
+    partially free task the same over its examined predecessors.
 
-    Simplification: the minimisation procedure of [1]_ may also pull other
-    predecessors that sit alone in their clusters into ``nx``'s cluster, to
-    zero several incoming edges at once; here ``nx`` only ever joins one
-    existing cluster and already examined tasks never move, so every start
-    time DSC has fixed stays valid.
+    Each step takes the head ``nx`` of the free list (highest priority
+    ``tlevel + blevel``, ties lowest index) and the head ``ny`` of the partial
+    free list (highest ``ptlevel + blevel``) and runs the *minimisation
+    procedure* on ``nx``:
 
-    Cost: ``O((n + e) log n)`` plus ``O(k d)`` per task with ``d``
-    predecessors in ``k`` distinct clusters.
+    1. sort ``nx``'s predecessors by arrival ``finish + c`` decreasing (ties:
+       lower index); the first one is on the dominant sequence and its
+       cluster ``C`` is the one ``nx`` may join (arcs from ``C`` are zeroed);
+    2. the following predecessors outside ``C``, in that order, may be pulled
+       into ``C`` with ``nx`` -- zeroing several incoming edges at once -- as
+       long as each has ``nx`` as its only successor (moving it then delays
+       nobody else) and some processor may run all of ``C``, the pulled tasks
+       and ``nx`` (affinity). Merging the first ``i`` of them (ordered in
+       ``C`` by their data-ready time there, which minimises ``C``'s end)
+       gives ``nx`` the start ``max(end of C, arrival of the next
+       predecessor)``; the ``i`` of least start is kept (ties: fewest
+       moves). The search stops once ``C``'s end reaches the next arrival,
+       after which starts only grow;
+    3. the zeroing is accepted only if it *strictly* reduces ``tlevel(nx)``;
+       otherwise ``nx`` opens a cluster of its own.
+
+    DSRW (dominant sequence length reduction warranty, constraint CT2 of
+    [1]_): when ``ny`` outranks ``nx``, ``nx`` may not join the cluster of
+    ``ny``'s dominant examined predecessor if that would end the cluster
+    after ``ptlevel(ny)``, so the cluster stays available to the more
+    critical ``ny``. Examined tasks other than the pulled predecessors never
+    move, so every start time fixed before stays valid.
+
+    On fork and join DAGs with identical processors, a fully connected
+    network and at least as many processors as tasks this clustering is
+    optimal (Theorem 4.2 of [1]_); ``tests/test_dsc_glb_etf.py`` checks that
+    against the exact solvers.
+
+    Cost: ``O((n + e) log n)`` for the lists plus ``O(d + k^2 log k)`` per task
+    with ``d`` predecessors of which ``k`` are pulled into its cluster.
 
     References
     ----------
@@ -164,25 +195,50 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     """
     n = problem.n_tasks
     w, c = _weights(problem)
-    blevel = ranks_from_weights(problem, w, c)
+    blevel = ranks_from_weights(problem, w, c).tolist()
     allowed = problem.allowed
-    pred_ptr = problem.pred_ptr
-    pred_arc = problem.pred_arcs
-    arc_src = problem.arc_src
+    w_list = w.tolist()
+    c_list = c.tolist()
+    pred_ptr = problem.pred_ptr.tolist()
+    pred_arc = problem.pred_arcs.tolist()
     succ_ptr = problem.succ_ptr.tolist()
     succ_arc = problem.succ_arcs.tolist()
+    arc_src = problem.arc_src.tolist()
     arc_dst = problem.arc_dst.tolist()
-    c_list = c.tolist()
+    # Distinct successor tasks (a data edge and an order pair may join the same two tasks).
+    n_succ = [len({arc_dst[a] for a in succ_arc[succ_ptr[t] : succ_ptr[t + 1]]}) for t in range(n)]
 
-    cluster = np.full(n, -1, dtype=np.int64)
-    start = np.zeros(n)
-    finish = np.zeros(n)
-    cl_end: list[float] = []  # finish of the last task of each cluster
-    cl_mask: list[np.ndarray] = []  # processors that may run every task of it
-    remaining = np.diff(pred_ptr).tolist()
+    cluster = [-1] * n
+    start = [0.0] * n
+    finish = [0.0] * n
+    members: list[list[int]] = []  # tasks of each cluster, in execution order
+    masks: list[np.ndarray] = []  # processors that may run every task of it
+
+    def end(k: int) -> float:
+        return finish[members[k][-1]] if members[k] else 0.0
+
+    def ready_in(t: int, k: int) -> float:
+        """Data-ready time of examined ``t`` if it ran in cluster ``k``."""
+        best = 0.0
+        for a in pred_arc[pred_ptr[t] : pred_ptr[t + 1]]:
+            q = arc_src[a]
+            best = max(best, finish[q] + (0.0 if cluster[q] == k else c_list[a]))
+        return best
+
+    def pulled_end(k: int, moved: list[int]) -> tuple[float, list[tuple[float, int]]]:
+        """End of cluster ``k`` with ``moved`` appended by data-ready time, and their slots."""
+        at = end(k)
+        slots = []
+        for r, t in sorted((ready_in(t, k), t) for t in moved):
+            s = max(at, r)
+            slots.append((s, t))
+            at = s + w_list[t]
+        return at, slots
+
+    remaining = [pred_ptr[t + 1] - pred_ptr[t] for t in range(n)]
     ptlevel = [0.0] * n  # max(finish + c) over the examined predecessors
     dominant = [-1] * n  # examined predecessor attaining ptlevel (first one)
-    free = [(-float(blevel[t]), t) for t in range(n) if remaining[t] == 0]
+    free = [(-blevel[t], t) for t in range(n) if remaining[t] == 0]
     heapq.heapify(free)
     partial: list[tuple[float, int]] = []  # lazy heap of (-(ptlevel + blevel), task)
 
@@ -197,56 +253,78 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     while free:
         key, nx = heapq.heappop(free)
         prio_x = -key
-        a, b = int(pred_ptr[nx]), int(pred_ptr[nx + 1])
-        arcs = pred_arc[a:b]
-        preds = arc_src[arcs]
-        tl0 = ptlevel[nx]  # own new cluster
-        best_start, best_cl = tl0, -1
-        if len(preds):
-            arrive = finish[preds] + c[arcs]
-            pcl = cluster[preds]
-            cands = np.unique(pcl)
-            # start_C = max(end of C, arrivals with the arcs from C zeroed), all C at once.
-            own = pcl[None, :] == cands[:, None]
-            ready = np.where(own, finish[preds][None, :], arrive[None, :]).max(axis=1)
-            starts = np.maximum(np.array([cl_end[k] for k in cands.tolist()]), ready)
-            ny = top_partial()
-            reserved = -1
-            if ny >= 0 and ptlevel[ny] + blevel[ny] > prio_x:
-                reserved = int(cluster[dominant[ny]])
-            for k in np.argsort(starts, kind="stable").tolist():
-                cand, s = int(cands[k]), float(starts[k])
-                if not s < tl0:
-                    break
-                if not (cl_mask[cand] & allowed[nx]).any():
-                    continue
-                if cand == reserved and s + w[nx] > ptlevel[ny]:
-                    continue  # DSRW: keep the cluster for the more critical ny
-                best_start, best_cl = s, cand
-                break
-        if best_cl < 0:
-            best_cl = len(cl_end)
-            cl_end.append(0.0)
-            cl_mask.append(allowed[nx].copy())
-        else:
-            cl_mask[best_cl] = cl_mask[best_cl] & allowed[nx]
-        cluster[nx] = best_cl
-        start[nx] = best_start
-        finish[nx] = best_start + w[nx]
-        cl_end[best_cl] = float(finish[nx])
+        tl0 = ptlevel[nx]  # tlevel in a cluster of its own
+        # Arrival of each predecessor task (several arcs from one task: the latest).
+        arrival: dict[int, float] = {}
+        for a in pred_arc[pred_ptr[nx] : pred_ptr[nx + 1]]:
+            q = arc_src[a]
+            arrival[q] = max(arrival.get(q, 0.0), finish[q] + c_list[a])
+        chosen, best_start, slots = -1, tl0, []
+        if arrival:
+            order = sorted(arrival, key=lambda q: (-arrival[q], q))
+            home = cluster[order[0]]
+            others = [q for q in order if cluster[q] != home]
+            mask = masks[home] & allowed[nx]
+            if mask.any():
+                pullable = []
+                for q in others:
+                    if n_succ[q] != 1 or not (mask & allowed[q]).any():
+                        break
+                    pullable.append(q)
+                    mask = mask & allowed[q]
+                best = (math.inf, 0, [])
+                for i in range(len(pullable) + 1):
+                    at, placed = pulled_end(home, pullable[:i])
+                    nxt = arrival[others[i]] if i < len(others) else 0.0
+                    s = max(at, nxt)
+                    if s < best[0]:
+                        best = (s, i, placed)
+                    if at >= nxt:
+                        break  # the cluster's end dominates from here on
+                s, i, placed = best
+                if s < tl0:
+                    ny = top_partial()
+                    blocked = (
+                        ny >= 0
+                        and ptlevel[ny] + blevel[ny] > prio_x
+                        and cluster[dominant[ny]] == home
+                        and s + w_list[nx] > ptlevel[ny]
+                    )
+                    if not blocked:
+                        chosen, best_start, slots = home, s, placed
+        if chosen < 0:
+            chosen = len(members)
+            members.append([])
+            masks.append(allowed[nx].copy())
+        for s, t in slots:  # pull the predecessors into nx's cluster
+            old = cluster[t]
+            members[old].remove(t)
+            masks[old] = (
+                allowed[members[old]].all(axis=0)
+                if members[old]
+                else np.ones(problem.n_processors, dtype=bool)
+            )
+            members[chosen].append(t)
+            masks[chosen] = masks[chosen] & allowed[t]
+            cluster[t], start[t], finish[t] = chosen, s, s + w_list[t]
+        members[chosen].append(nx)
+        masks[chosen] = masks[chosen] & allowed[nx]
+        cluster[nx], start[nx], finish[nx] = chosen, best_start, best_start + w_list[nx]
         # Successors: update their partial tlevel; the last examined predecessor frees them.
-        fx = float(finish[nx])
+        fx = finish[nx]
         for arc in succ_arc[succ_ptr[nx] : succ_ptr[nx + 1]]:
             t = arc_dst[arc]
-            arrival = fx + c_list[arc]
-            if dominant[t] < 0 or arrival > ptlevel[t]:
-                ptlevel[t], dominant[t] = arrival, nx
+            arrive = fx + c_list[arc]
+            if dominant[t] < 0 or arrive > ptlevel[t]:
+                ptlevel[t], dominant[t] = arrive, nx
             remaining[t] -= 1
             if remaining[t] == 0:
                 heapq.heappush(free, (-(ptlevel[t] + blevel[t]), t))
             else:
                 heapq.heappush(partial, (-(ptlevel[t] + blevel[t]), t))
-    return cluster, start
+    # Number the clusters that are left in creation order.
+    used = np.unique(np.asarray(cluster, dtype=np.int64), return_inverse=True)[1]
+    return used.astype(np.int64).reshape(-1), np.asarray(start, dtype=float)
 
 
 def glb(problem: Problem, cluster: np.ndarray, start: np.ndarray) -> np.ndarray:

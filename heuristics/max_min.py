@@ -2,19 +2,27 @@
 
 Contract
 --------
-``max_min(problem, *, rounds=False, insertion=False) -> Schedule``,
+``max_min(problem, *, rounds=True, insertion=False) -> Schedule``,
 registered as ``max-min``. At every step, for every ready task, take its
 least completion time over the processors; place the task whose least
 completion time is *largest* on the processor achieving it [1]_ [2]_. Ties:
 lowest task index, then lowest processor index.
 
-Braun et al. apply max-min to a fixed set of independent tasks (a
-*meta-task*). On a DAG the meta-task is the set of ready tasks: by default a
-task joins it as soon as its last predecessor is placed (``rounds=False``);
-with ``rounds=True`` the tasks made ready during a round wait until every
-task of the round is placed, so each round is exactly Braun et al.'s
-max-min over the tasks ready at its start (this is how saga maps, see
+Default, ``rounds=True``: the source's reading. Braun et al. [1]_ and
+Maheswaran et al. [3]_ apply max-min to a *meta-task*, a set of independent
+tasks fixed while it is mapped (tasks that arrive meanwhile wait for the next
+mapping event), one task per step with the completion times recomputed after
+each. On a DAG the meta-task -- the batch -- is the set of tasks ready when
+the batch starts (every predecessor placed); the tasks that its placements
+make ready wait until every task of the batch is mapped, and then form the
+next batch. So each batch is exactly max-min over independent tasks with
+machine ready times and data-ready times as they stand. This is the default
+because it is the published definition (and saga's, see
 ``benchmarks/saga_compare.py``).
+
+``rounds=False``: a task joins the ready list as soon as its last
+predecessor is placed and competes at the next step, a dynamic ready-list
+reading that lets an urgent successor overtake the rest of the batch.
 
 Completion times are communication-aware and come from the shared engine
 :mod:`heuristics.eft`: start ``max(processor ready time, data-ready time)``
@@ -37,6 +45,10 @@ References
    sec. 2 (Max-min). doi:10.1006/jpdc.2000.1714
 .. [2] O. H. Ibarra, C. E. Kim, "Heuristic algorithms for scheduling
    independent tasks on nonidentical processors", JACM 24(2), 280-289, 1977.
+.. [3] M. Maheswaran, S. Ali, H. J. Siegel, D. Hensgen, R. F. Freund,
+   "Dynamic mapping of a class of independent tasks onto heterogeneous
+   computing systems", JPDC 59(2), 107-131, 1999, sec. 3.3.
+   doi:10.1006/jpdc.1999.1581
 """
 
 from __future__ import annotations
@@ -55,17 +67,17 @@ __all__ = ["max_min"]
     "max-min",
     kind="heuristic",
     description="Max-min: ready task of largest least completion time first, on that processor",
-    source="Braun et al., JPDC 61(6), 2001; Ibarra and Kim, JACM 24(2), 1977",
+    source="Braun et al., JPDC 61(6), 2001; Maheswaran et al., JPDC 59(2), 1999; Ibarra, Kim 1977",
 )
-def max_min(problem: Problem, *, rounds: bool = False, insertion: bool = False) -> Schedule:
+def max_min(problem: Problem, *, rounds: bool = True, insertion: bool = False) -> Schedule:
     """Schedule with max-min over the ready tasks.
 
     Parameters
     ----------
     problem : Problem
     rounds : bool
-        Map in rounds over the tasks ready at each round's start (default
-        False: newly ready tasks compete at once).
+        Map in batches, each over the tasks ready at its start (default True,
+        the source's reading); False: newly ready tasks compete at once.
     insertion : bool
         Let a task fill an idle gap (default False: after the last task).
 

@@ -2,33 +2,43 @@
 
 Contract
 --------
-``sufferage(problem, *, rounds=False, insertion=False) -> Schedule``,
+``sufferage(problem, *, rounds=True, insertion=False) -> Schedule``,
 registered as ``sufferage``. The *sufferage* of a ready task is its second
 least completion time over the processors minus its least one: how much it
-would suffer if denied its best processor. At every step the ready task of
-largest sufferage goes to its best processor [1]_. Ties: lowest task index;
-the best processor is the lowest-index one of least completion time. A task
-with a single allowed processor (affinity, or ``P = 1``) has no second
-choice: its sufferage is ``inf`` (it loses everything if denied).
+would suffer if denied its best processor. Ties: the best processor is the
+lowest-index one of least completion time. A task with a single allowed
+processor (affinity, or ``P = 1``) has no second choice: its sufferage is
+``inf`` (it loses everything if denied).
 
-Maheswaran et al. define sufferage in rounds over a meta-task of independent
-tasks: in each round every task, in arbitrary order, claims its best machine
-and keeps it only if no task with a larger sufferage claims it too; the
-winners of the round are mapped together. Here one task is mapped per step
--- the task of largest sufferage overall, which is always a winner of such a
-round -- and the completion times are recomputed before the next choice, the
-one-at-a-time form used e.g. by Casanova et al. [2]_. On a DAG the meta-task
-is the set of ready tasks (``rounds=False``: a task joins as soon as its last
-predecessor is placed; ``rounds=True``: tasks made ready wait until the
-current set is placed).
+Default, ``rounds=True``: the source's reading. Maheswaran et al. [1]_
+(sec. 3.4) map a *meta-task* (a batch of independent tasks) in passes: at
+the start of a pass every machine is unassigned; the tasks of the batch, in
+arbitrary order (here increasing index), each claim the machine of their
+least completion time; a task gets it if the machine is unassigned or if it
+suffers more than the task holding it, which is then released back to the
+batch; at the end of the pass the winners are mapped, the machine ready
+times updated, and the completion times recomputed. So a machine taken in a
+pass is not offered again until the pass ends, and each pass maps at most
+one task per machine. On a DAG the batch is the set of tasks ready when it
+starts (all predecessors placed); tasks that its placements make ready wait
+until every task of the batch is mapped, and then form the next batch -- as
+a meta-task gathers the tasks that arrive while the previous one is mapped.
+This is the default because it is the published definition.
+
+``rounds=False``: one task per step, the ready task of largest sufferage
+overall (ties: lowest task index) on its best processor, completion times
+recomputed before the next choice, and tasks joining the ready list as soon
+as their last predecessor is placed: the one-at-a-time form used e.g. by
+Casanova et al. [2]_ and by saga (``benchmarks/saga_compare.py``).
 
 Completion times are communication-aware and come from the shared engine
 :mod:`heuristics.eft` (data from ``p`` reach ``q`` at ``finish + arc_unit *
 hops[p, q]``; heterogeneous per-processor costs, ``inf`` outside affinity;
 isolation partners block their interval on every processor; order pairs are
 precedence without data). ``insertion=False`` (default) appends after the
-processor's last task. Cost: ``O(k P)`` numpy work per step for ``k`` ready
-tasks (incremental table, :class:`heuristics._ready_list.ReadyTable`).
+processor's last task, the machine-ready-time model of [1]_. Cost: ``O(k P)``
+numpy work per pass or step for ``k`` ready tasks (incremental table,
+:class:`heuristics._ready_list.ReadyTable`).
 
 References
 ----------
@@ -47,7 +57,8 @@ import numpy as np
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._ready_list import batch_schedule, completion_times
+from heuristics._ready_list import ReadyTable, batch_schedule, completion_times
+from heuristics.eft import ScheduleBuilder
 
 __all__ = ["sufferage", "sufferage_values"]
 
@@ -73,15 +84,16 @@ def sufferage_values(eft: np.ndarray, least: np.ndarray) -> np.ndarray:
     description="Sufferage: ready task that loses most if denied its best processor goes first",
     source="Maheswaran, Ali, Siegel, Hensgen, Freund, JPDC 59(2), 1999",
 )
-def sufferage(problem: Problem, *, rounds: bool = False, insertion: bool = False) -> Schedule:
+def sufferage(problem: Problem, *, rounds: bool = True, insertion: bool = False) -> Schedule:
     """Schedule with the sufferage rule over the ready tasks.
 
     Parameters
     ----------
     problem : Problem
     rounds : bool
-        Map in rounds over the tasks ready at each round's start (default
-        False: newly ready tasks compete at once).
+        Maheswaran et al.'s passes over batches of ready tasks, each machine
+        taken at most once per pass (default True, the source's reading);
+        False: one task per step, newly ready tasks compete at once.
     insertion : bool
         Let a task fill an idle gap (default False: after the last task).
 
@@ -92,8 +104,9 @@ def sufferage(problem: Problem, *, rounds: bool = False, insertion: bool = False
     Examples
     --------
     ``t1`` is fast on ``p0`` only (sufferage 5), ``t0`` fast on both
-    (sufferage 1): ``t1`` takes ``p0`` first, although min-min would pick
-    ``t0`` there.
+    (sufferage 1): both claim ``p0`` in the first pass and ``t1`` keeps it;
+    ``t0`` goes to ``p1`` in the second pass, although min-min would give
+    ``p0`` to ``t0``.
 
     >>> from exactsched import Problem, validate
     >>> p = Problem.from_lists([[1, 2], [2, 7]])
@@ -102,12 +115,40 @@ def sufferage(problem: Problem, *, rounds: bool = False, insertion: bool = False
     ([('p1', 0), ('p0', 0)], 2)
     >>> validate(p, s)
     []
+
+    A pass maps at most one task per machine, with the completion times of
+    its start. Pass 1: ``t0`` and ``t2`` both claim ``p0`` (sufferage 0 each;
+    the first claimant keeps it on a tie), ``t1`` claims ``p1``; ``t2`` waits
+    for pass 2 and then starts at 1 on ``p0``. One task per step
+    (``rounds=False``) places ``t1`` first, after which ``t2``'s sufferage
+    rises to 1 and it takes ``p0`` at 0:
+
+    >>> p = Problem.from_lists([[1, 2, 1], [2, 1, 3], [2, 2, 4]])
+    >>> s = sufferage(p)
+    >>> [(s[t].processor, s[t].start) for t in ("t0", "t1", "t2")], s.makespan
+    ([('p0', 0), ('p1', 0), ('p0', 1)], 3)
+    >>> sufferage(p, rounds=False).makespan
+    2
     """
     cost = problem.cost
+    if not rounds:
 
-    def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
-        eft, best, least = completion_times(cost, tasks, est)
-        row = int(np.argmax(sufferage_values(eft, least)))
-        return row, int(best[row])
+        def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
+            eft, best, least = completion_times(cost, tasks, est)
+            row = int(np.argmax(sufferage_values(eft, least)))
+            return row, int(best[row])
 
-    return batch_schedule(problem, pick, insertion=bool(insertion), rounds=bool(rounds))
+        return batch_schedule(problem, pick, insertion=bool(insertion))
+    table = ReadyTable(ScheduleBuilder(problem, insertion=bool(insertion)), rounds=True)
+    while len(table) or table.release():
+        # One pass: completion times as the pass starts; each machine to one claimant.
+        tasks = table.ready()
+        eft, best, least = completion_times(cost, tasks, table.est[tasks])
+        suffer = sufferage_values(eft, least)
+        holder: dict[int, int] = {}
+        for row, q in enumerate(best.tolist()):
+            if q not in holder or suffer[holder[q]] < suffer[row]:
+                holder[q] = row  # a displaced task returns to the batch for the next pass
+        for row in sorted(holder.values()):
+            table.place(int(tasks[row]), int(best[row]))
+    return table.builder.to_schedule()

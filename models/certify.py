@@ -11,6 +11,12 @@ shorter than the claimed optimum ``M`` exists (the witnesses are in
 ``bruteforce``
     Exhaustive search on the original data (instances of at most
     :data:`BRUTEFORCE_MAX_TASKS` tasks).
+``cpsat-time-indexed``, ``cpsat-cumulative``
+    Identical processors without communication (the STG case) only, in
+    :mod:`models._refute_cumulative`: a time-indexed 0-1 model (no interval,
+    no resource) checks proofs made with a cumulative resource (``cpsat``
+    pools identical processors), one cumulative resource of capacity ``P``
+    checks the others; the one that matches the proof's formulation is skipped.
 ``cpsat-disjunctive``
     A CP-SAT model without interval variables, one worker, presolve off;
     interchangeable processors pooled or their symmetry broken (sound
@@ -66,6 +72,13 @@ from models._refute import (
     refute_cpsat,
     refute_milp,
 )
+from models._refute_cumulative import (
+    CUMULATIVE,
+    TIME_INDEXED,
+    refute_cumulative,
+    refute_time_indexed,
+    witness_for,
+)
 
 __all__ = [
     "WITNESSES",
@@ -80,7 +93,14 @@ __all__ = [
 ]
 
 #: Every witness, in the order tried (a method's own engine is skipped).
-WITNESSES: tuple[str, ...] = ("bounds", "bruteforce", "cpsat-disjunctive", "milp")
+WITNESSES: tuple[str, ...] = (
+    "bounds",
+    "bruteforce",
+    TIME_INDEXED,
+    CUMULATIVE,
+    "cpsat-disjunctive",
+    "milp",
+)
 
 #: Default policy (``certify=None``): certify optima of instances up to this many tasks...
 DEFAULT_MAX_TASKS = 30
@@ -210,6 +230,9 @@ def certify(
             raise ValueError(f"witness {name!r}: unknown; known: {', '.join(WITNESSES)}")
     if witnesses is None:
         chosen = tuple(w for w in chosen if result.method not in _SAME_ENGINE.get(w, ()))
+        # The STG-case witnesses: only the one whose formulation differs from the proof's.
+        other = witness_for(problem, result)
+        chosen = tuple(w for w in chosen if w not in (TIME_INDEXED, CUMULATIVE) or w == other)
     if result.status is not Status.OPTIMAL or result.schedule is None:
         return result
     started = time.perf_counter()
@@ -310,6 +333,13 @@ def _ask(
         return refute_bruteforce(problem, below, time_limit=time_limit), below
     if _too_large(problem):
         return Verdict("unknown", reason="too many (arc, processor pair) delays"), claimed
+    if name in (TIME_INDEXED, CUMULATIVE):
+        question = _question(problem, claimed, resolution, _CPSAT_MAX)
+        if question.target < 0 and not question.data.exact:
+            return Verdict("unknown", reason="rounding loss above the claim"), claimed
+        refute = refute_time_indexed if name == TIME_INDEXED else refute_cumulative
+        verdict = refute(problem, question.data, question.target, time_limit=time_limit, seed=seed)
+        return verdict, question.below
     if name == "cpsat-disjunctive":
         question = _question(problem, claimed, resolution, _CPSAT_MAX)
         if question.target < 0 and not question.data.exact:
@@ -344,9 +374,10 @@ def apply_policy(
     ``certify_option`` False: nothing (``certified`` stays None). True: every
     ``OPTIMAL`` result is certified within ``time_limit`` (or
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
-    optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks are
-    certified within ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)``
-    of the solve, and within what is left of ``time_limit`` (at least 0.5 s);
+    optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks (any
+    size on identical processors without communication) are certified within
+    ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)`` of the solve,
+    and within what is left of ``time_limit`` (at least 0.5 s);
     larger ones are left uncertified (``certified=None``). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
 
@@ -360,7 +391,8 @@ def apply_policy(
     if certify_option is False or result.status is not Status.OPTIMAL:
         return result
     if certify_option is None:
-        if problem.n_tasks > DEFAULT_MAX_TASKS:
+        # Identical processors without communication have fast witnesses at any size.
+        if problem.n_tasks > DEFAULT_MAX_TASKS and witness_for(problem, result) is None:
             return result
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
         if time_limit is not None:  # the call's limit holds, give or take half a second

@@ -246,6 +246,18 @@ def _check_options(
         raise MethodError(f"comm: expected one of {', '.join(COMM_ENCODINGS)}, got {comm!r}")
 
 
+def _apply_parameters(params: Any, parameters: Mapping[str, Any] | None) -> None:
+    """Set extra CP-SAT parameters by name; lists extend repeated fields."""
+    for key, value in (parameters or {}).items():
+        try:
+            if isinstance(value, list | tuple):
+                getattr(params, key).extend(value)
+            else:
+                setattr(params, key, value)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise MethodError(f"parameters: bad CP-SAT parameter {key!r}: {exc}") from None
+
+
 def _log_to_stderr(line: str) -> None:
     """CP-SAT log lines go to standard error, so standard output stays for results."""
     print(line, file=sys.stderr, flush=True)
@@ -309,14 +321,7 @@ def solve_model(
         params.cp_model_probing_level = 0
     if lb_search and workers >= 2:
         params.extra_subsolvers.append("objective_lb_search")
-    for key, value in (parameters or {}).items():
-        try:
-            if isinstance(value, list | tuple):
-                getattr(params, key).extend(value)
-            else:
-                setattr(params, key, value)
-        except (AttributeError, TypeError, ValueError) as exc:
-            raise MethodError(f"parameters: bad CP-SAT parameter {key!r}: {exc}") from None
+    _apply_parameters(params, parameters)
     if seconds is not None:
         params.max_time_in_seconds = max(0.01, float(seconds))
     code = solver.solve(mv.model, progress)
@@ -559,6 +564,8 @@ def cpsat(
     schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
+    # Bad parameters are refused up front, even when CP-SAT never runs (bound met).
+    _apply_parameters(cp_model.CpSolver().parameters, parameters)
     clock = Clock(time_limit)
     if workers is None:
         workers = max(1, min(8, os.cpu_count() or 1))
@@ -620,6 +627,9 @@ def cpsat(
     lap("warm start")
     foundation, complete = _foundation(problem, clock)
     lap("foundation bound")
+    # The incumbent already meets the proven bound: nothing is left to search
+    # (2 tasks on 1024 processors spent 4 s building a model to prove it).
+    met = final_status(problem, warm.schedule.makespan, foundation, data)[0] is Status.OPTIMAL
 
     common = {
         "foundation": foundation if complete else f"{foundation} (class-load LP skipped: time)",
@@ -648,6 +658,8 @@ def cpsat(
         },
     }
     sb: StaticBounds | None = None
+    if met and need_heuristic:
+        return _answer(common, None, foundation, sb, stopped="bound met")
     try:
         clock.check("bounds and cuts")
         # ---- bounds and cuts (first half): horizon, root bound, heads and tails
@@ -672,6 +684,10 @@ def cpsat(
             clock=clock,
         )
         lap("bounds")
+        if need_heuristic and sb.lower:
+            root = max(foundation, (sb.lower - data.slack) / res)
+            if final_status(problem, warm.schedule.makespan, root, data)[0] is Status.OPTIMAL:
+                return _answer(common, None, foundation, sb, stopped="bound met")
 
         # ---- the model, stage by stage
         hinted = hint and warm.loc is not None

@@ -52,11 +52,14 @@ from exactsched.schedule import Schedule
 from models._milp_horizon import horizon_schedule, optimistic_paths, order_from_times, semi_active
 from models.cpsat import ScaledData, scale_data
 
-__all__ = ["milp", "build_model", "model_data", "BuildTimeout"]
+__all__ = ["milp", "build_model", "model_data", "BuildTimeout", "MAX_TASKS"]
 
 # math_opt solver types by option value; HiGHS and SCIP ship inside OR-Tools. The
 # stand-alone ``highspy`` is deliberately not used: its libhighs.so.1 has the same
 # soname as the one inside OR-Tools, so whichever loads second fails to import.
+#: Larger instances are refused up front: the pairwise-disjunction model grows with
+#: the square of the tasks (2000 tasks: 4e6 ordering variables, minutes to build).
+MAX_TASKS = 1000
 _SOLVERS = {
     "highs": lambda mathopt: mathopt.SolverType.HIGHS,
     "scip": lambda mathopt: mathopt.SolverType.GSCIP,
@@ -364,8 +367,8 @@ def milp(
     Raises
     ------
     MethodError
-        For a negative ``time_limit`` or ``relative_gap``, ``workers < 1`` or an
-        unknown ``solver``.
+        For a negative ``time_limit`` or ``relative_gap``, ``workers < 1``, an
+        unknown ``solver``, or more than :data:`MAX_TASKS` tasks (refused up front).
 
     Examples
     --------
@@ -403,12 +406,22 @@ def milp(
         raise MethodError(f"relative_gap: must be >= 0, got {relative_gap}")
     if solver not in _SOLVERS:
         raise MethodError(f"solver: unknown {solver!r}; known: {', '.join(_SOLVERS)}")
+    if problem.n_tasks > MAX_TASKS:  # the pairwise model alone would take minutes to build
+        raise MethodError(
+            f"milp: {problem.n_tasks} tasks is more than {MAX_TASKS}: the pairwise-disjunction "
+            f"model would have up to {problem.n_tasks * (problem.n_tasks - 1):.3g} ordering "
+            "variables; use cpsat or a heuristic"
+        )
     from ortools.math_opt.python import mathopt
 
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     static = float(_static_lower_bound(problem))
-    warm, warm_name = horizon_schedule(problem)
+    # The warm start may use at most a third of the limit (HEFT and the like, then
+    # the model gets the rest); the first heuristic always runs.
+    warm, warm_name = horizon_schedule(
+        problem, None if time_limit is None else started + time_limit / 3
+    )
     best = warm
     data, horizon = model_data(problem, warm)
     res = float(data.resolution)

@@ -115,3 +115,87 @@ def test_random_instances_valid_and_deterministic(insertion):
         # Every cluster can run on one processor.
         for k in np.unique(cluster).tolist():
             assert p.allowed[cluster == k].all(axis=0).any()
+
+
+# ---- DSC as published: the minimisation procedure and its optimality on forks and joins ----
+
+
+def _parallel_time(p, cluster, start):
+    return max(start[t] + p.cost[t, 0] for t in range(p.n_tasks))
+
+
+@pytest.mark.parametrize("k, optimum", [(4, 5), (2, 3)])
+def test_join_of_unit_tasks_zeroes_every_incoming_edge(k, optimum):
+    # k unit tasks joining a unit sink over messages of 10, on 2 processors. Zeroing one
+    # edge alone leaves the sink at 11; the minimisation procedure pulls every predecessor
+    # into one cluster: sink at k, makespan k + 1, the optimum CP-SAT proves.
+    p = Problem.from_lists([1] * (k + 1), [(i, k, 10) for i in range(k)], n_processors=2)
+    cluster, start = dsc(p)
+    assert cluster.tolist() == [0] * (k + 1)
+    assert start.tolist() == [float(i) for i in range(k + 1)]
+    s = dsc_glb_etf(p)
+    assert validate(p, s) == [] and s.makespan == optimum
+    exact = solve(p, "cpsat", time_limit=10, workers=1, seed=0)
+    assert exact.status.name == "OPTIMAL" and exact.makespan == optimum
+
+
+def test_join_pulls_predecessors_only_while_the_sink_gains():
+    # Arrivals at t4: t0 1 + 10, t1 2 + 8, t2 3 + 2, t3 1 + 1. In t0's cluster: pulling t1
+    # ends it at 3 (sink at max(3, 5) = 5); pulling t2 too ends it at 6 > 5 = t2's
+    # arrival. So t0, t1 and the sink share a cluster; t2 and t3 keep theirs.
+    p = Problem.from_lists(
+        [1, 2, 3, 1, 1], [(0, 4, 10), (1, 4, 8), (2, 4, 2), (3, 4, 1)], n_processors=5
+    )
+    cluster, start = dsc(p)
+    assert cluster[[0, 1, 4]].tolist() == [cluster[0]] * 3
+    assert len(set(cluster[[0, 2, 3]].tolist())) == 3
+    assert start[4] == 5.0 and validate(p, dsc_glb_etf(p)) == []
+
+
+def test_join_does_not_pull_a_predecessor_with_other_successors():
+    # As the four-task join, but t1 also feeds t5: moving it could delay t5, so it stays.
+    edges = [(i, 4, 10) for i in range(4)] + [(1, 5, 10)]
+    p = Problem.from_lists([1] * 6, edges, n_processors=6)
+    cluster, start = dsc(p)
+    assert cluster[1] != cluster[4] and start[4] == 11.0
+    assert validate(p, dsc_glb_etf(p)) == []
+
+
+def test_fork_zeroes_the_heaviest_branches_first():
+    # Root 1 with children (w, c): (4, 9), (3, 6), (2, 1). Examined by tlevel + blevel
+    # (14, 10, 4): t1 joins the root (start 1 < 10); t2 would start at 5 there, before its
+    # arrival 7, so it joins too; t3 at 8 there is later than 2: own cluster. Makespan 8.
+    p = Problem.from_lists([1, 4, 3, 2], [(0, 1, 9), (0, 2, 6), (0, 3, 1)], n_processors=4)
+    cluster, start = dsc(p)
+    assert cluster.tolist() == [0, 0, 0, 1] and start.tolist() == [0.0, 1.0, 5.0, 2.0]
+    s = dsc_glb_etf(p)
+    assert validate(p, s) == [] and s.makespan == 8
+
+
+def _fork_or_join(rng):
+    k = rng.randint(1, 6)
+    n = k + 1
+    costs = [rng.randint(0, 10) for _ in range(n)]
+    if rng.random() < 0.5:
+        edges = [(0, j, rng.randint(0, 12)) for j in range(1, n)]
+    else:
+        edges = [(j, k, rng.randint(0, 12)) for j in range(k)]
+    return Problem.from_lists(costs, edges, n_processors=n)
+
+
+def test_dsc_is_optimal_on_random_forks_and_joins():
+    # Theorem 4.2 of Yang and Gerasoulis: on fork and join DAGs (identical processors,
+    # fully connected, as many processors as tasks) DSC's clustering is optimal. 200
+    # random cases of 2 to 7 tasks, weights 0..10, messages 0..12; bruteforce referees.
+    import random
+
+    rng = random.Random(17)
+    for _ in range(200):
+        p = _fork_or_join(rng)
+        cluster, start = dsc(p)
+        s = dsc_glb_etf(p)
+        assert validate(p, s) == []
+        exact = solve(p, "bruteforce")
+        assert exact.status.name == "OPTIMAL"
+        assert _parallel_time(p, cluster, start) == exact.makespan
+        assert s.makespan == exact.makespan

@@ -259,7 +259,7 @@ def test_disputed_optimum_is_never_picked(bad_methods):
     rows = load_rows(out.store)
     assert {r["disputed"] is not None for r in rows} == {True}
     assert {r["optimum"] for r in rows} == {None}
-    assert "test-false-optimum proves 127" in rows[0]["disputed"]
+    assert "test-false-optimum" in rows[0]["disputed"] and "127" in rows[0]["disputed"]
 
 
 def test_certification_turns_a_false_optimum_into_a_feasible_result(bad_methods):
@@ -285,8 +285,9 @@ def test_bounded_exact_run_gives_gaps_to_best_and_bound(bad_methods, capsys):
     assert cpop["best_bound"] == 54 and cpop["gap_to_bound"] == pytest.approx(32 / 54)
     status = main(["compare", TOPCUOGLU, "--exact", "test-bounded", "--methods", "cpop", "-q"])
     text = capsys.readouterr().out
-    assert status == 0 and "optimum unknown: best known 80, best bound 54" in text
-    assert "bound 54" in text and "<=59.26%" in text
+    assert status == 0 and "reference: best known 80 (no certified optimum; best lower" in text
+    assert "bound 54" in text and "<=59.26% above the optimum" in text
+    assert "gap to best known" in text and "7.50%" in text  # cpop: 86 vs 80
 
 
 def test_loading_goes_through_the_workloads_loader_when_present(monkeypatch):
@@ -309,15 +310,17 @@ def test_loading_goes_through_the_workloads_loader_when_present(monkeypatch):
 @pytest.mark.parametrize(
     ("claims", "reason"),
     [
-        ([("exact", "optimal", 7, 7), ("exact", "optimal", 8, 8)], "a proves 7 optimal"),
-        ([("exact", "optimal", 8, 8), ("heuristic", "feasible", 7, 5)], "valid schedule of 7"),
-        ([("exact", "optimal", 8, 8), ("exact", "feasible", 10, 9)], "lower bound 9"),
+        ([("exact", "optimal", 7, 7), ("exact", "optimal", 8, 8)], "a proves 7 but b proves 8"),
+        ([("exact", "optimal", 8, 8), ("heuristic", "feasible", 7, 5)],
+         "a's bound 8 is above b's valid makespan 7"),
+        ([("exact", "optimal", 8, 8), ("exact", "feasible", 10, 9)],
+         "b's bound 9 is above a's valid makespan 8"),
         ([("exact", "optimal", 8, 8), ("exact", "optimal", 8 * (1 + 1e-12), 8)], None),
     ],
-)
+)  # fmt: skip
 def test_instance_references_disputes(claims, reason):
     rows = [
-        dict(method=name, kind=kind, status=status, makespan=m, lower_bound=lb)
+        dict(method=name, kind=kind, status=status, makespan=m, lower_bound=lb, certified=True)
         for name, (kind, status, m, lb) in zip("abcd", claims, strict=False)
     ]
     ref = instance_references(rows)
@@ -325,6 +328,50 @@ def test_instance_references_disputes(claims, reason):
         assert ref["disputed"] is None and ref["optimum"] == 8
     else:
         assert reason in ref["disputed"] and ref["optimum"] is None
+
+
+@pytest.mark.parametrize(
+    ("costs", "a", "b", "disputed"),
+    [
+        # Issue 15, item 3: 1998 and 2331 at 3e12 are 1.1e-10 relative apart, one
+        # grid step and more on integer data: a dispute, whatever the magnitude.
+        ([[3e12, 1]], 3000000001998, 3000000002331, True),
+        ([[3e12, 1]], 3000000001998, 3000000001999, True),  # one step
+        ([[3e12, 1]], 3000000001998, 3000000001998 + 1e-4, False),  # float noise
+        ([[0.1, 1]], 1e9 + 0.1, 1e9 + 0.2, True),  # decimal data: grid 0.1
+        ([[1 / 3, 1]], 1e9 + 0.1, 1e9 + 0.1 + 1e-3, False),  # off any grid: 1e-9 relative
+    ],
+)
+def test_disputes_are_decided_on_the_data_grid(costs, a, b, disputed):
+    from exactsched import Problem
+
+    problem = Problem.from_lists(costs, [])
+    claim = dict(kind="exact", status="optimal", certified=True)
+    rows = [
+        dict(method="m", makespan=a, lower_bound=a, **claim),
+        dict(method="n", makespan=b, lower_bound=b, **claim),
+    ]
+    ref = instance_references(rows, problem)
+    assert (ref["disputed"] is not None) == disputed
+    assert (ref["optimum"] is None) == disputed
+
+
+def test_only_a_certified_optimum_is_the_reference():
+    # Issue 15, item 3: an uncertified "optimal" (e.g. witnesses timed out, or a
+    # heuristic schedule injected as optimal) is not a reference optimum.
+    rows = [
+        dict(method="x", kind="exact", status="optimal", makespan=8, lower_bound=8,
+             certified=None),
+        dict(method="h", kind="heuristic", status="feasible", makespan=9, lower_bound=5),
+    ]  # fmt: skip
+    ref = instance_references(rows)
+    assert ref["optimum"] is None
+    assert (ref["reference"], ref["reference_kind"]) == (8, "best known")
+    rows[0]["certified"] = False
+    assert instance_references(rows)["optimum"] is None
+    rows[0]["certified"] = True
+    ref = instance_references(rows)
+    assert (ref["optimum"], ref["reference_kind"]) == (8, "optimum")
 
 
 def test_optimum_from_a_bound_met_by_a_heuristic():
@@ -451,6 +498,6 @@ def test_example_study_runs_quick(tmp_path, capsys):
     spec.loader.exec_module(module)
     module.main(["--quick", "--out", str(tmp_path / "study"), "--time-limit", "30"])
     out = capsys.readouterr().out
-    assert "5 instance(s), optimum known for 5" in out
+    assert "5 instance(s), certified optimum known for 5" in out
     assert (tmp_path / "study" / "report.md").read_text().startswith("# Optimality-gap study")
     assert (tmp_path / "study" / "plots" / "profile.png").exists()

@@ -101,11 +101,36 @@ def test_met_breaks_type_ties_by_completion_time():
 
 
 def test_rounds_wait_for_the_round():
-    # t0 -> t1, t2 independent and long, one processor.
+    # t0 -> t1, t2 independent and long, one processor. By default (the sources' batch)
+    # t1, made ready by t0, waits until t2, ready at the batch start, is placed.
     p = Problem.from_lists([1, 1, 5], [(0, 1)], n_processors=1)
-    assert _run(p, "min-min") == ([("p0", 0), ("p0", 1), ("p0", 2)], 7)
-    assert _run(p, "min-min", rounds=True) == ([("p0", 0), ("p0", 6), ("p0", 1)], 7)
-    assert _run(p, "max-min", rounds=True)[0] == [("p0", 5), ("p0", 6), ("p0", 0)]
+    assert _run(p, "min-min", rounds=False) == ([("p0", 0), ("p0", 1), ("p0", 2)], 7)
+    assert _run(p, "min-min") == ([("p0", 0), ("p0", 6), ("p0", 1)], 7)
+    assert _run(p, "min-min", rounds=True) == _run(p, "min-min")
+    assert _run(p, "max-min")[0] == [("p0", 5), ("p0", 6), ("p0", 0)]
+    assert _run(p, "max-min", rounds=False)[0] == [("p0", 5), ("p0", 6), ("p0", 0)]
+    # Sufferage (one processor: every sufferage is inf, ties lowest index): t0 wins the
+    # first pass, t2 the second, then t1 forms the next batch.
+    assert _run(p, "sufferage")[0] == [("p0", 0), ("p0", 6), ("p0", 1)]
+    assert _run(p, "sufferage", rounds=False)[0] == [("p0", 0), ("p0", 1), ("p0", 2)]
+
+
+def test_sufferage_pass_takes_each_machine_once():
+    # Pass 1 with the completion times at its start: t0 [1, 2, 1] and t2 [2, 2, 4] both
+    # claim p0 with sufferage 0 (the first claimant keeps it), t1 [2, 1, 3] claims p1.
+    # t2 waits for pass 2: p0 is free at 1, so it ends at 3. One task per step instead
+    # places t1 first (sufferage 1); then t2's sufferage is 1 > 0 and it takes p0 at 0.
+    p = Problem.from_lists([[1, 2, 1], [2, 1, 3], [2, 2, 4]])
+    assert _run(p, "sufferage") == ([("p0", 0), ("p1", 0), ("p0", 1)], 3)
+    assert _run(p, "sufferage", rounds=False) == ([("p2", 0), ("p1", 0), ("p0", 0)], 2)
+
+
+def test_sufferage_displaced_task_waits_for_the_next_pass():
+    # Three tasks all fastest on p0 with sufferages 2, 3, 6: t2 displaces t1, which had
+    # displaced t0; only t2 is placed in pass 1. Pass 2: t0 [2, 3] (sufferage 1) and t1
+    # [3, 5] (2) both claim p0; t1 wins. Pass 3: t0 [5, 3] goes to p1.
+    p = Problem.from_lists([[1, 3], [2, 5], [1, 7]])
+    assert _run(p, "sufferage") == ([("p1", 0), ("p0", 1), ("p0", 0)], 3)
 
 
 def test_affinity_and_isolation():

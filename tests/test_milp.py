@@ -255,3 +255,12 @@ def test_identical_calls_give_identical_answers() -> None:
         second.makespan,
         second.lower_bound,
     )
+
+
+def test_refuses_more_tasks_than_it_can_build_in_time():
+    # Issue 16 item 5: 2000 tasks took 4-7 s of -t 1/-t 2 before the guard.
+    from models.milp import MAX_TASKS
+
+    problem = random_instance(MAX_TASKS + 1, 2, seed=0)
+    with pytest.raises(MethodError, match="more than 1000"):
+        milp(problem, time_limit=1)

@@ -136,9 +136,26 @@ def test_malformed_documents(document, message):
     assert isinstance(info.value, ValueError) and "\n" not in str(info.value)
 
 
-def test_makespan_is_optional_and_checked_with_a_tolerance():
+def test_makespan_is_optional_and_compared_like_every_time():
     assert Schedule.from_json(_with(makespan=DELETE)).makespan == 5
-    assert Schedule.from_json(_with(makespan=5 + 1e-12)).makespan == 5
+    # Exact decimals are compared exactly, at every magnitude: the old slack of 1e-9 x
+    # the makespan let a claim of 5000000001499 stand for a largest finish of ...1166.
+    with pytest.raises(ScheduleError, match=r"^makespan: 5.000000000001 but the largest"):
+        Schedule.from_json(_with(makespan=5 + 1e-12))
+    big = _with(makespan=5000000001499, row_finish=5000000001166)
+    with pytest.raises(ScheduleError, match=r"^makespan: 5000000001499 but the largest finish "
+                                            r"is 5000000001166$"):  # fmt: skip
+        Schedule.from_json(big)
+    # A floating-point artefact keeps the relative slack.
+    artefact = {**GOOD, "makespan": 0.3, "tasks": [
+        {"id": "a", "processor": "p", "start": 0.1, "finish": 0.30000000000000004}]}
+    assert Schedule.from_json(artefact).claimed_makespan == 0.3
+    with pytest.raises(ScheduleError, match=r"^makespan: 0.3 but the largest finish is 0.31$"):
+        Schedule.from_json({**artefact, "makespan": 0.3, "tasks": [
+            {"id": "a", "processor": "p", "start": 0.1, "finish": 0.31}]})
+    # Not checked on reading when asked: validate() reports it with the other faults.
+    lax = Schedule.from_json(big, check_makespan=False)
+    assert lax.claimed_makespan == 5000000001499 and lax.makespan == 5000000001166
 
 
 @pytest.mark.parametrize(
@@ -226,3 +243,71 @@ def test_cli_unreadable_schedule_exit_2(capsys, tmp_path, content, message):
     assert status == 2 and out == ""
     assert err.startswith("exactsched: error: ") and err.count("\n") == 1
     assert re.search(message, err) and "Traceback" not in err
+
+
+# ---- missing and extra fields through `exactsched validate` (issue 16, item 11) ----------
+
+
+def _edit(doc, *, drop=(), add=(), **top):
+    """A copy of a schedule document without the tasks ``drop``, with rows ``add`` appended
+    and top-level keys set (DELETE removes one)."""
+    out = json.loads(json.dumps(doc))
+    out["tasks"] = [row for row in out["tasks"] if row["id"] not in drop] + list(add)
+    for key, value in top.items():
+        if value is DELETE:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+EXTRA = {"id": "zz", "processor": "p1", "start": 85, "finish": 90}
+# (edit, exit status, the violations (exit 1) or the start of the error line (exit 2))
+VALIDATE_CASES = {
+    "last-task-missing": (dict(drop=["n10"]), 1, ["task n10: not scheduled"]),
+    "two-missing": (dict(drop=["n1", "n10"]), 1,
+                    ["task n1: not scheduled", "task n10: not scheduled"]),
+    "missing-no-makespan": (dict(drop=["n10"], makespan=DELETE), 1, ["task n10: not scheduled"]),
+    "wrong-makespan": (dict(makespan=81), 1, ["makespan: 81 but the largest finish is 80"]),
+    "extra-task": (dict(add=[EXTRA], makespan=90), 1, ["task zz: not in the instance"]),
+    "extra-task-old-makespan": (dict(add=[EXTRA]), 1, [
+        "task zz: not in the instance", "makespan: 80 but the largest finish is 90"]),
+    "extra-keys": (dict(note="hand-made", solver={"x": 1}), 0, []),
+    "no-makespan": (dict(makespan=DELETE), 0, []),
+    "unknown-processor": (dict(drop=["n10"], add=[
+        {"id": "n10", "processor": "gpu9", "start": 73, "finish": 80}]), 1,
+        ["task n10: unknown processor gpu9"]),
+    "no-tasks": (dict(tasks=DELETE), 2, "tasks: missing"),
+    "null-makespan": (dict(makespan=None), 2, "makespan: expected a number, got null"),
+    "placed-twice": (dict(add=[{"id": "n1", "processor": "p1", "start": 0, "finish": 14}]), 2,
+                     "tasks[10].id: task 'n1' placed twice"),
+    "no-finish": (dict(drop=["n10"], add=[{"id": "n10", "processor": "p2", "start": 73}]), 2,
+                  "tasks[9].finish: missing for task 'n10'"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", VALIDATE_CASES)
+def test_cli_missing_and_extra_fields(capsys, tmp_path, heft_schedule, case):
+    edit, expected_status, expected = VALIDATE_CASES[case]
+    edit = dict(edit)
+    doc = _edit(heft_schedule, **edit) if "tasks" not in edit else {
+        k: v for k, v in heft_schedule.items() if k != "tasks"}  # fmt: skip
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    status, out, err = run(capsys, "validate", EXAMPLE, str(path))
+    assert status == expected_status, (out, err)
+    if status == 2:
+        assert out == "" and err == f"exactsched: error: {expected}\n"
+        return
+    assert err == ""
+    lines = out.splitlines()
+    if status == 0:
+        assert lines == [f"{path}: valid schedule, makespan 80"]
+        return
+    assert lines == [f"{path}: invalid schedule, {len(expected)} violation(s):"] + [
+        f"  - {v}" for v in expected
+    ]
+    status, out, _ = run(capsys, "validate", EXAMPLE, str(path), "--json")
+    assert status == 1 and json.loads(out)["violations"] == expected
+    # The API says the same, from the document and from the file.
+    assert validate(EXAMPLE, doc) == expected == validate(EXAMPLE, path)

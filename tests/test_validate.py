@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -614,3 +615,81 @@ def test_exact_sums_that_no_float_can_hold_are_judged_on_the_floats() -> None:
         "edge t1 -> t2: t2 starts at 2000000.24 on p1 but the data arrive at 2000000.25 "
         "(t1 finishes at 2000000 on p0, communication 0.25)"
     ]
+
+
+# ---- what the schedule builder writes (issue 15, item 6) --------------------------------
+
+MAGNITUDE = Path(__file__).parent / "data" / "magnitude"
+
+
+def test_the_float_sum_written_by_the_builder_is_a_correct_finish() -> None:
+    # 85.1156893939394 + 4.90247619047619 is 90.01816558441559 in decimals, which rounds to
+    # the float 90.01816558441558; the float sum of the two floats is 90.0181655844156.
+    # Both are correct finishes; one digit more in the 15th place is not.
+    problem = MAGNITUDE / "float-sum-instance.json"
+    assert validate(problem, MAGNITUDE / "float-sum-schedule.json") == []
+    t0 = ("p0", 0, 85.1156893939394)
+    for finish in (90.0181655844156, 90.01816558441558, 90.01816558441559):
+        assert validate(problem, sched(t0=t0, t1=("p0", 85.1156893939394, finish))) == []
+    one(
+        validate(problem, sched(t0=t0, t1=("p0", 85.1156893939394, 90.0181655844157))),
+        r"task t1: finish 90.0181655844157 is not start 85.1156893939394 "
+        r"\+ cost 4.90247619047619 on p0",
+    )
+
+
+def test_float_sums_of_arrivals_and_ends_are_correct_starts() -> None:
+    # Each comparison holds either exactly on the decimals or on the IEEE evaluation of
+    # the same expression (end = start + cost, arrival = end + hops * (lat + data / bw)).
+    # Here the float sum is below the exact decimal sum and below its nearest float:
+    # a start at the float end is early by both other readings.
+    a, c = 94.132717702651, 4.51430696025031
+    end = a + c
+    assert repr(end) == "98.6470246629013"  # exactly 98.64702466290131 in decimals
+    assert float(Fraction(repr(a)) + Fraction(repr(c))) > end
+    p = problem_of(
+        [{"id": t, "cost": cost} for t, cost in [("x", a), ("y", c), ("z", 1), ("w", 1),
+                                                 ("v", 1), ("u", 1)]],
+        procs("p", "q", "r", "s"),
+        network={"topology": "fully-connected", "latency": 0.5},
+        edges=[{"src": "y", "dst": "z", "data": 0.25}],
+        order=[["y", "v"]],
+        isolation=[["y", "w"]],
+    )  # fmt: skip
+    arrival = end + (0.5 + 0.25 / 1)
+    assert repr(arrival) == "99.3970246629013"
+
+    def at(t_end: float, t_arrival: float) -> Schedule:
+        # z waits for the data, w (isolation) and v (order) for y's end on other
+        # processors, u for y's end on y's processor.
+        return sched(x=("p", 0, a), y=("p", a, end), z=("q", t_arrival, t_arrival + 1),
+                     w=("r", t_end, t_end + 1), v=("s", t_end, t_end + 1),
+                     u=("p", t_end, t_end + 1))  # fmt: skip
+
+    assert validate(p, at(end, arrival)) == []
+    # One unit in the 15th digit early is still early, under every rule.
+    kinds = {v.split(" ")[0] for v in validate(p, at(98.6470246629012, 99.3970246629012))}
+    assert kinds == {"processor", "edge", "order", "isolation"}
+
+
+def test_a_cost_below_half_an_ulp_of_its_start_is_zero_length_on_the_floats() -> None:
+    # 5e8 + 1e-8 == 5e8 in floating point: the task's interval is empty on the floats,
+    # and no float schedule can write it otherwise; it overlaps nothing, like a task of
+    # cost 0. A cost of 1e-7 (5e8 + 1e-7 > 5e8) is a real interval and still overlaps.
+    p = problem_of(
+        [{"id": "a", "cost": 1e9}, {"id": "b", "cost": 1e-8}, {"id": "c", "cost": 1e-7}],
+        procs("p", "q"),
+        isolation=[["a", "c"]],
+    )  # fmt: skip
+    assert 5e8 + 1e-8 == 5e8 and 5e8 + 1e-7 > 5e8
+    assert validate(p, sched(a=("p", 0, 1e9), b=("p", 5e8, 5e8), c=("p", 1e9, 1e9 + 1e-7))) == []
+    inside = validate(p, sched(a=("p", 0, 1e9), b=("q", 0, 1e-8), c=("p", 5e8, 5e8 + 1e-7)))
+    assert inside == [
+        "processor p: a [0, 1000000000) overlaps c [500000000, 500000000.00000012)",
+        "isolation a / c: [0, 1000000000) and [500000000, 500000000.00000012) overlap in time",
+    ]
+    # At 1, 1 + 1e-8 > 1: b has a real interval there and overlaps a.
+    one(
+        validate(p, sched(a=("p", 0, 1e9), b=("p", 1, 1 + 1e-8), c=("q", 1e9, 1e9 + 1e-7))),
+        r"processor p: a \[0, 1000000000\) overlaps b \[1, 1.00000001\)",
+    )

@@ -96,7 +96,7 @@ def test_generate_count_names_files_by_seed(capsys, tmp_path):
         (["generate", "cholesky", "-o", "x.json"], "generate cholesky: --tiles N is required"),
         (["generate", "random", "-o", "x.json"], "generate random: --tasks N is required"),
         (["generate", "stg", "-o", "x.json"], "generate stg: give the STG file"),
-        (["generate", "random", "--tasks", "0", "-o", "x.json"], "v: expected a positive"),
+        (["generate", "random", "--tasks", "0", "-o", "x.json"], "argument --tasks: expected an"),
         (["generate", "qr", "--tiles", "2", "--measured", "-o", "x.json"], "cholesky only"),
         (["generate", "lu", "--tiles", "2", "--platform", "nowhere", "-o", "x.json"],
          "platform: 'nowhere' is not a preset"),

@@ -11,10 +11,11 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import sys
 from typing import Any
 
-from exactsched.cli import seconds_arg, seed_arg, workers_arg
+from exactsched.cli import check_output, emit_json, seconds_arg, seed_arg, workers_arg
 from exactsched.errors import MethodError
 
 __all__ = ["add_parsers"]
@@ -111,6 +112,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    for option, texts in (("--methods", args.methods or []), ("--exact", [args.exact])):
+        for text in texts:
+            if text is not None and not text.replace(",", "").strip():
+                raise MethodError(f"{option}: empty; give method names, all or none")
     limit = args.time_limit
     if limit is not None and not (math.isfinite(limit) and limit > 0):
         raise MethodError(f"--time-limit: expected a positive number of seconds, got {limit}")
@@ -128,8 +133,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from exactsched.experiments.sweep import run_sweep
 
     _check_args(args)
-    for path in (args.report, args.plots):
-        _check_writable(path)
+    _check_outputs(args)
+    if args.db is not None and not args.db.strip():
+        raise MethodError("--db: empty path")
     outcome = run_sweep(
         args.instances,
         args.methods or "all",
@@ -147,9 +153,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         progress="none" if (args.quiet or args.json) else "auto",
     )
     try:
-        wanted = set(outcome.instances)
-        rows = [r for r in load_rows(outcome.store, latest=True) if r["instance_key"] in wanted]
-        written = write_outputs(rows, report=args.report, plots=args.plots)
+        # Only the rows of the configuration asked for: the database may hold others.
+        rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
+        written = _write_outputs(write_outputs, rows, args)
         if args.json:
             _emit_json(compare_json(rows, outcome))
         else:
@@ -175,39 +181,44 @@ def compare_json(rows: list[dict[str, Any]], outcome: Any) -> dict[str, Any]:
     }
 
 
-def _check_writable(path: str | None) -> None:
-    import os
-
-    if path is None:
-        return
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise MethodError(f"{path}: folder {parent} does not exist")
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse ``--report``, ``--plots`` and ``--output`` paths that cannot be written."""
+    check_output(args.report, "--report")
+    check_output(args.plots, "--plots", folder=True)
+    check_output(getattr(args, "output", None), "--output")
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
+def _write_outputs(write_outputs: Any, rows: Any, args: argparse.Namespace) -> list[str]:
+    """``write_outputs`` with a write failure (a full disk) naming its option."""
+    try:
+        return write_outputs(rows, report=args.report, plots=args.plots)
+    except OSError as exc:
+        where = exc.filename
+        plots = args.plots and where and os.path.abspath(where).startswith(
+            os.path.abspath(args.plots)
+        )
+        option, path = ("--plots", args.plots) if plots or not args.report else (
+            "--report",
+            args.report,
+        )
+        raise MethodError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def _emit_json(document: Any, stream: Any = None) -> None:
-    json.dump(_clean(document), stream or sys.stdout, indent=2)
-    (stream or sys.stdout).write("\n")
+    emit_json(document, stream)  # the CLI's one strict JSON writer (null, not NaN)
 
 
 def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
     from exactsched.experiments.report import summary_text, write_outputs
+    from exactsched.experiments.store import Store
 
-    for path in (args.report, args.plots, args.output):
-        _check_writable(path)
-    rows = load_rows(args.db)
-    with contextlib.ExitStack() as stack:
+    _check_outputs(args)
+    # Read-only: results never writes into what it reads (a 0-byte file, someone
+    # else's SQLite file and a read-only study stay byte-for-byte as they are).
+    with Store(args.db, readonly=True) as store:
+        rows = load_rows(store)
+    with _output_errors(args.output), contextlib.ExitStack() as stack:
         out = (
             stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
             if args.output
@@ -223,13 +234,38 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for r in rows:
                 writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
         else:
-            latest = load_rows(args.db, latest=True)
-            print(summary_text(latest), file=out)
-    for path in write_outputs(
-        load_rows(args.db, latest=True), report=args.report, plots=args.plots
-    ):
+            print(summary_text(rows), file=out)
+            configs = _configurations(rows)
+            if len(configs) > 1:
+                print("\nconfigurations in the database (rows):", file=out)
+                for text, count in configs:
+                    print(f"  {text}  ({count})", file=out)
+    for path in _write_outputs(write_outputs, rows, args):
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _output_errors(path: str | None) -> Any:
+    """A failure to write ``--output`` (a full disk) as one line naming it."""
+    from exactsched.cli import OutputError
+
+    try:
+        yield
+    except OutputError:
+        raise  # standard output: the CLI reports it
+    except OSError as exc:
+        if path is None:
+            raise
+        raise MethodError(f"--output {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _configurations(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Each (method, configuration) of the rows with its row count, sorted."""
+    from collections import Counter
+
+    counts = Counter(f"{r['method']}: {r['config']}" for r in rows)
+    return sorted(counts.items())
 
 
 def _method_of(path: str) -> str | None:
@@ -247,16 +283,15 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     from exactsched.experiments.plots import gantt_chart
     from exactsched.schedule import Schedule, load_schedule
 
-    _check_writable(args.output)
+    check_output(args.output, "--output")
     if not args.output.lower().endswith((".png", ".svg", ".pdf")):
         raise MethodError(f"--output {args.output}: expected a .png, .svg or .pdf file")
     if args.db:
-        from exactsched.experiments.analysis import _existing
         from exactsched.experiments.store import Store
 
         if not args.method or not (args.instance or args.schedule):
             raise MethodError("gantt --db: give the instance (key or name) and --method")
-        with Store(_existing(args.db)) as store:
+        with Store(args.db, readonly=True) as store:
             doc, sched = store.schedule(args.instance or args.schedule, args.method)
         problem = load_problem(doc)
         schedule = Schedule.from_json(sched)

@@ -15,8 +15,9 @@ See :mod:`models.orderings` and ``docs/orderings.md``.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
+
+from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
 
 __all__ = ["add_parsers"]
 
@@ -64,11 +65,14 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         help="--best makespan by branch and bound over prefixes instead of enumeration",
     )
     p.add_argument(
-        "--time-limit", type=float, default=60.0, help="seconds for --search (default 60)"
+        "--time-limit",
+        type=seconds_arg,
+        default=60.0,
+        help="seconds for counting and --search (default 60)",
     )
     p.add_argument(
         "--cpsat-bound",
-        type=float,
+        type=seconds_arg,
         default=0.0,
         metavar="SECONDS",
         help="--search: first run CP-SAT this long and use its lower bound (default 0: off)",
@@ -93,6 +97,7 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
     problem = load_instance(args.instance)
     if args.limit < 0:
         raise MethodError("--limit: must be >= 0")
+    check_output(args.promote_isolation, "--promote-isolation")
     if args.promote_isolation and not args.best:
         raise MethodError("--promote-isolation: needs --best network or --best makespan")
     if args.search and args.best != "makespan":
@@ -147,12 +152,10 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
             if args.best == "makespan":
                 source = mo.ordering_schedule(problem, best.indices, mapping=mapping)
             promoted = mo.promote_isolation(problem, source)
-            with open(args.promote_isolation, "w", encoding="utf-8") as fh:
-                json.dump(promoted, fh, indent=2)
-                fh.write("\n")
+            _write_json(args.promote_isolation, promoted)
             doc["promoted"] = args.promote_isolation
     if args.json:
-        print(json.dumps(doc, indent=2))
+        emit_json(doc)
         return 0
     print(f"{problem.name or args.instance}: {problem.n_tasks} tasks")
     for key, label in (
@@ -172,6 +175,18 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         if "promoted" in doc:
             print(f"isolation promoted to order pairs: {doc['promoted']}")
     return 0
+
+
+def _write_json(path: str, document: Any) -> None:
+    from exactsched.errors import MethodError
+
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(dumps_json(document) + "\n")
+    except OSError as exc:
+        raise MethodError(
+            f"--promote-isolation {path}: cannot write: {exc.strerror or exc}"
+        ) from None
 
 
 def _num(value: float) -> float | int:

@@ -15,9 +15,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, MethodError
+from exactsched.limits import MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
 
 __all__ = ["add_parsers", "write_problem"]
+
 
 _PLATFORM = (
     "a preset (single-gpu, multi-gpu, titan, summit), a JSON file (platform or instance) or "
@@ -35,8 +38,13 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     gen.add_argument("kind", choices=["cholesky", "qr", "lu", "random", "stg"])
     gen.add_argument("input", nargs="?", help="the STG file (generate stg)")
     gen.add_argument("--platform", default="single-gpu", help=_PLATFORM + " (default single-gpu)")
-    gen.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    gen.add_argument("--count", type=int, default=1, help="instances, seeds K, K+1, ...")
+    gen.add_argument("--seed", type=seed_arg, default=0, help="first seed (default 0)")
+    gen.add_argument(
+        "--count",
+        type=int_arg(1, MAX_INSTANCES),
+        default=1,
+        help=f"instances, seeds K, K+1, ... (at most {MAX_INSTANCES:,})",
+    )
     gen.add_argument(
         "-o",
         "--output",
@@ -47,17 +55,23 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     gen.add_argument("--name", help="instance name (default: from the parameters)")
     gen.add_argument("--integral", action="store_true", help="round costs and data to integers")
     tiled = gen.add_argument_group("tiled factorizations (cholesky, qr, lu)")
-    tiled.add_argument("--tiles", type=int, help="N: tiles along each side of the matrix")
-    tiled.add_argument("--tile-size", type=int, default=128, help="b (default 128)")
+    tiled.add_argument(
+        "--tiles", type=int_arg(1, 2**63), help="N: tiles along each side of the matrix"
+    )
+    tiled.add_argument(
+        "--tile-size", type=int_arg(1, 2**20), default=128, help="b (default 128)"
+    )
     tiled.add_argument(
         "--noise",
-        type=float,
+        type=finite_arg,
         nargs=2,
         default=(1.0, 10.0),
         metavar=("L", "U"),
         help="time = flops / peak rate x U(L, U) (default 1 10)",
     )
-    tiled.add_argument("--precision", type=int, default=8, help="bytes per entry (default 8)")
+    tiled.add_argument(
+        "--precision", type=int_arg(1, 64), default=8, help="bytes per entry (default 8)"
+    )
     tiled.add_argument(
         "--rate",
         action="append",
@@ -78,28 +92,38 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         default="topcuoglu",
         choices=["topcuoglu", "layered", "erdos-renyi", "daggen"],
     )
-    rnd.add_argument("--tasks", type=int, help="number of tasks")
-    rnd.add_argument("--alpha", type=float, default=1.0, help="topcuoglu: shape (default 1)")
     rnd.add_argument(
-        "--out-degree", type=float, default=2.0, help="topcuoglu: mean out-degree (default 2)"
+        "--tasks", type=int_arg(1, MAX_TASKS), help=f"number of tasks (at most {MAX_TASKS:,})"
     )
-    rnd.add_argument("--layers", type=int, help="layered: number of layers (default sqrt(n))")
-    rnd.add_argument("--p", type=float, default=0.3, help="layered, erdos-renyi: arc probability")
-    rnd.add_argument("--fat", type=float, default=0.5, help="daggen: width n**fat")
-    rnd.add_argument("--density", type=float, default=0.5, help="daggen: parents per task")
-    rnd.add_argument("--regularity", type=float, default=0.5, help="daggen: level widths")
-    rnd.add_argument("--jump", type=int, default=1, help="daggen: levels an arc may jump")
+    rnd.add_argument("--alpha", type=finite_arg, default=1.0, help="topcuoglu: shape (default 1)")
+    rnd.add_argument(
+        "--out-degree", type=finite_arg, default=2.0, help="topcuoglu: mean out-degree (default 2)"
+    )
+    rnd.add_argument(
+        "--layers",
+        type=int_arg(1, MAX_TASKS),
+        help="layered: number of layers (default sqrt(n))",
+    )
+    rnd.add_argument(
+        "--p", type=finite_arg, default=0.3, help="layered, erdos-renyi: arc probability"
+    )
+    rnd.add_argument("--fat", type=finite_arg, default=0.5, help="daggen: width n**fat")
+    rnd.add_argument("--density", type=finite_arg, default=0.5, help="daggen: parents per task")
+    rnd.add_argument("--regularity", type=finite_arg, default=0.5, help="daggen: level widths")
+    rnd.add_argument(
+        "--jump", type=int_arg(1, MAX_TASKS), default=1, help="daggen: levels an arc may jump"
+    )
     wts = gen.add_argument_group("weights (random, stg)")
     wts.add_argument(
         "--weights",
         choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
         help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
     )
-    wts.add_argument("--beta", type=float, default=0.5, help="topcuoglu heterogeneity")
-    wts.add_argument("--w-dag", type=float, default=50.0, help="topcuoglu mean cost")
+    wts.add_argument("--beta", type=finite_arg, default=0.5, help="topcuoglu heterogeneity")
+    wts.add_argument("--w-dag", type=finite_arg, default=50.0, help="topcuoglu mean cost")
     wts.add_argument(
         "--ccr",
-        default="1",
+        default=None,
         help="target CCR X, or LOW:HIGH to draw it uniformly per instance (the HOFT paper's "
         "intervals 0:10, 10:20, 20:50); default 1",
     )
@@ -186,10 +210,19 @@ def _describe(problem: Any) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from exactsched.workloads.loader import load_problem
+    from exactsched.workloads.loader import detect_format, load_problem
 
+    check_output(args.output, "--output")
+    kind = detect_format(args.input)
+    if args.drop_dummies and kind != "stg":
+        raise MethodError(f"--drop-dummies: only for STG input; {args.input} is a {kind} file")
+    if args.speed and kind != "wfcommons":
+        raise MethodError(f"--speed: only for WfCommons input; {args.input} is a {kind} file")
+    speeds = _speeds(args)
+    if speeds and args.platform is not None:
+        _known_types(speeds, args.platform, "--speed")
     problem = load_problem(
-        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=_speeds(args)
+        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=speeds
     )
     kind = write_problem(problem, args.output, args.to)
     print(f"{args.output}: {kind} ({_describe(problem)})")
@@ -198,8 +231,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 def _outputs(args: argparse.Namespace) -> list[tuple[int, Path | None]]:
     """(seed, path) per instance; path None means 'a folder: name it after the instance'."""
-    if args.count < 1:
-        raise MethodError(f"--count: expected a positive integer, got {args.count}")
+    from exactsched.cli import MAX_SEED
+
+    check_output(args.output, "--output", folder=args.count > 1 and "{seed}" not in args.output)
+    if args.seed + args.count - 1 > MAX_SEED:
+        raise MethodError(
+            f"--seed {args.seed} --count {args.count}: the last seed would be "
+            f"{args.seed + args.count - 1}, more than {MAX_SEED}"
+        )
     seeds = range(args.seed, args.seed + args.count)
     if "{seed}" in args.output:
         return [(s, Path(args.output.replace("{seed}", str(s)))) for s in seeds]
@@ -218,12 +257,23 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
     from exactsched.workloads.tiled import tiled_instance
 
     kind = args.kind
+    _check_options(args)
     if kind in ("cholesky", "qr", "lu"):
         if args.tiles is None:
             raise MethodError(f"generate {kind}: --tiles N is required")
+        n = args.tiles
+        # Task counts of the tiled DAGs (docstring of tiled_instance).
+        third = n + 2 if kind == "cholesky" else 2 * n + 1
+        tasks = n * (n + 1) * third // 6
+        check_size(tasks, MAX_TASKS, "tasks", f"generate {kind} --tiles {n}", MethodError)
         if args.measured:
             if kind != "cholesky":
                 raise MethodError("--measured: kernel timings exist for cholesky only")
+            if args.count > 1:
+                raise MethodError(
+                    "--measured: the measured times take no seed; --count > 1 would write "
+                    "identical instances"
+                )
             from exactsched.workloads.platforms import resolve_platform
 
             spec = resolve_platform(args.platform)
@@ -245,7 +295,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
             rates=_rates(args),
             integral=args.integral,
             seed=seed,
-            name=args.name,
+            name=_name(args, seed, f"{kind}-N{n}-b{args.tile_size}", _label(args)),
         )
     if kind == "random":
         if args.tasks is None:
@@ -262,6 +312,8 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
                 "jump": args.jump,
             },
         }[args.generator]
+        where = f"generate random --generator {args.generator} --tasks {n}"
+        check_size(_expected_edges(args, n), MAX_EDGES, "edges expected", where, MethodError)
         rng = generators._rng(seed)
         try:
             arcs = generators.DAG_GENERATORS[args.generator](n, seed=rng, **parameters)
@@ -269,7 +321,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
             raise MethodError(f"generate random: {exc}") from None
         weights = args.weights or "topcuoglu"
         label = f"{args.generator}-n{n}-{weights}"
-        return _weigh(args, arcs, n, None, label, rng, weights)
+        return _weigh(args, arcs, n, None, label, rng, weights, seed)
     if args.input is None:
         raise MethodError("generate stg: give the STG file, e.g. generate stg graph.stg")
     from exactsched.workloads.stg import read_stg
@@ -280,9 +332,72 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
 
     cpu_gpu = set(resolve_platform(args.platform).types) <= {"cpu", "gpu"}
     weights = args.weights or ("hoft-low" if cpu_gpu else "topcuoglu")
-    label = f"{Path(args.input).stem}-{weights}"
+    label = f"{Path(args.input).stem}-n{graph.n_tasks}-{weights}"
     rng = generators._rng(seed)
-    return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights)
+    return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights, seed)
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse options that the chosen kind would ignore (they are a user's mistake)."""
+    kind = args.kind
+    given = {
+        "--tiles": args.tiles is not None,
+        "--measured": args.measured,
+        "--tasks": args.tasks is not None,
+        "--layers": args.layers is not None,
+        "--drop-dummies": args.drop_dummies,
+        "--ccr": args.ccr is not None,
+        "--data": args.data is not None,
+        "--weights": args.weights is not None,
+    }
+    ignored = {
+        "cholesky": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
+        "qr": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
+        "lu": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
+        "random": ("--tiles", "--measured", "--drop-dummies"),
+        "stg": ("--tiles", "--measured", "--tasks", "--layers"),
+    }[kind]
+    for option in ignored:
+        if given[option]:
+            raise MethodError(f"{option}: not an option of generate {kind}")
+    if kind != "stg" and args.input is not None:
+        raise MethodError(f"generate {kind}: takes no input file (got {args.input!r})")
+    rates = _rates(args)
+    if rates:
+        _known_types(rates, args.platform, "--rate")
+    if args.layers is not None and args.generator != "layered":
+        raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
+
+
+def _known_types(values: dict[str, float], platform: Any, option: str) -> None:
+    """Refuse ``--speed``/``--rate`` entries for a type the platform does not have."""
+    from exactsched.workloads.platforms import resolve_platform
+
+    types = resolve_platform(platform).types
+    for ptype in values:
+        if ptype not in types:
+            known = ", ".join(dict.fromkeys(types))
+            raise MethodError(
+                f"{option} {ptype}={values[ptype]:g}: the platform {platform} has no "
+                f"processor type {ptype!r} (its types: {known})"
+            )
+
+
+def _expected_edges(args: argparse.Namespace, n: int) -> int:
+    """About how many edges the random generator would draw (to refuse absurd sizes)."""
+    p = args.p if 0 <= args.p <= 1 else 1.0
+    if args.generator == "erdos-renyi":
+        return int(p * n * (n - 1) / 2)
+    if args.generator == "layered":
+        layers = args.layers or max(1, round(n**0.5))
+        width = n / layers
+        return int(p * width * width * (layers - 1)) + n
+    if args.generator == "daggen":
+        fat = args.fat if 0 <= args.fat <= 1 else 1.0
+        density = args.density if 0 <= args.density <= 1 else 1.0
+        return int(n * max(1.0, 1.5 * density * 2 * n**fat))
+    degree = args.out_degree if 1 <= args.out_degree <= n else n
+    return int(n * (2 * degree)) + n
 
 
 def _ccr_range(text: str) -> tuple[float, float]:
@@ -344,12 +459,13 @@ def _weigh(
     label: str,
     rng: Any,
     weights: str,
+    seed: int,
 ) -> Any:
     from exactsched.generators import random_workload
     from exactsched.workloads.platforms import resolve_platform
 
     spec = resolve_platform(args.platform)
-    low, high = _ccr_range(args.ccr)
+    low, high = _ccr_range("1" if args.ccr is None else args.ccr)
     target = low if low == high else float(rng.uniform(low, high))
     regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
     try:
@@ -366,7 +482,7 @@ def _weigh(
             rates=_rates(args),
             integral=args.integral,
             task_ids=ids,
-            name=args.name or f"{label}-{regime}-{spec.label}",
+            name=_name(args, seed, f"{label}-{regime}", spec.label),
             seed=rng,
         )
     except ValueError as exc:
@@ -375,12 +491,29 @@ def _weigh(
         raise MethodError(str(exc)) from None
 
 
+def _label(args: argparse.Namespace) -> str:
+    from exactsched.workloads.platforms import resolve_platform
+
+    return resolve_platform(args.platform).label
+
+
+def _name(args: argparse.Namespace, seed: int, what: str, platform: str) -> str:
+    """The instance name: generator and size, platform, seed (``--name`` replaces the first
+    three; with ``--count`` > 1 it still gets the seed, so that every name differs)."""
+    if args.name is not None:
+        return f"{args.name}-seed{seed}" if args.count > 1 else args.name
+    return f"{what}-{platform}-seed{seed}"
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
+    if args.name is not None and not args.name.strip():
+        raise MethodError("--name: empty name")
     for seed, path in _outputs(args):
         problem = _generate_one(args, seed)
         if path is None:
             safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in problem.name)
-            path = Path(args.output) / f"{safe}-seed{seed}.json"
+            suffix = "" if safe.endswith(f"-seed{seed}") else f"-seed{seed}"
+            path = Path(args.output) / f"{safe}{suffix}.json"
         kind = write_problem(problem, path)
         print(f"{path}: {kind} ({_describe(problem)}, seed {seed})")
     return 0

@@ -1,26 +1,36 @@
 """What a study database says: optima, disputes, gaps and per-method summaries.
 
-Reference values of an instance come from all of its rows:
+Reference values of an instance come from the rows of one study configuration
+(:func:`load_rows` with ``keys``) or from every row of the database:
 
-* **optimum**: the makespan an exact method proved (status ``optimal``), or the
-  best valid makespan when it meets the best proven lower bound;
-* **disputed**: two proofs that contradict each other -- two ``optimal`` makespans
-  more than 1e-9 relative apart, a proven lower bound above a claimed optimum, or a
-  validated schedule shorter than a claimed optimum. A disputed instance has no
-  optimum: the study never picks one of the claims;
+* **optimum**: a *certified* optimum -- the makespan an exact method proved
+  (status ``optimal``) and independent witnesses certified
+  (:func:`models.certify.certify`), or a validated makespan that meets the
+  analytical lower bound (:func:`exactsched.lower_bound`, stored with every
+  heuristic row). An uncertified proof is never an optimum;
+* **disputed**: answers that contradict each other (:func:`models.certify.agree`):
+  two proven optima that differ, or a proven lower bound above a valid makespan
+  (an optimum above a valid schedule is one). On integer and decimal data the
+  comparison is on the data's grid: answers one grid step apart or more
+  disagree, whatever the magnitude; on other data they must be within 1e-9
+  relative. A disputed instance has no optimum: the study never picks a claim;
 * **best known**: the least valid makespan; **best bound**: the largest proven
   lower bound.
 
-Gaps are relative degradations: ``gap_to_optimum = (makespan - optimum) / optimum``
-(0.05 means 5 % longer than optimal), likewise ``gap_to_best`` and
-``gap_to_bound`` (an upper bound on the gap to the optimum when it is unknown).
+**Gap** (one definition in exactsched, McSweeney's percentage deviation as a
+fraction, :func:`exactsched.result.relative_gap`):
+``gap = (makespan - reference) / reference``, the reference being the certified
+optimum where there is one and the best known makespan otherwise
+(``reference_kind`` says which); 0.05 means 5 % longer. ``gap_to_optimum``,
+``gap_to_best`` and ``gap_to_bound`` are the same ratio to each reference
+(``gap_to_bound`` bounds the gap to the unknown optimum from above).
 
 Per method, following McSweeney's report ([1]_, sec. 4.2.2): the share of
-instances solved optimally, mean, median and worst gap to the optimum, APD and
+runs that found the certified optimum, mean, median and worst gap, APD and
 WPD (average and worst percentage degradation relative to the best heuristic on
 each instance), wins (instances where it is the best heuristic, ties included)
 and failures (makespan above the minimal serial time), plus errors, refusals and
-mean runtime.
+mean runtime. Refusals (``not-applicable``) count in no denominator.
 
 References
 ----------
@@ -42,6 +52,7 @@ from exactsched.experiments.store import Store
 
 __all__ = [
     "TOLERANCE",
+    "config",
     "EXPORT_COLUMNS",
     "load_rows",
     "instance_references",
@@ -61,9 +72,10 @@ _COMMON = ("time_limit", "workers", "seed", "certify")
 #: Columns of ``exactsched results`` (and of :func:`to_dataframe`).
 EXPORT_COLUMNS = (
     "instance", "instance_key", "tasks", "processors", "topology", "platform", "ccr",
-    "method", "label", "kind", "options", "version", "status", "makespan", "lower_bound",
-    "optimum", "best_known", "best_bound", "gap_to_optimum", "gap_to_best", "gap_to_bound",
-    "disputed", "speedup", "slr", "failed", "certified", "certified_by", "seconds", "error",
+    "method", "label", "kind", "options", "version", "config", "status", "makespan",
+    "lower_bound", "optimum", "optimum_certified_by", "best_known", "best_bound", "reference",
+    "reference_kind", "gap", "gap_to_optimum", "gap_to_best", "gap_to_bound", "disputed",
+    "speedup", "slr", "failed", "certified", "certified_by", "seconds", "error",
     "finished",
 )  # fmt: skip
 
@@ -83,6 +95,34 @@ def label(method: str, options: str | dict[str, Any]) -> str:
     return f"{method}[{','.join(f'{k}={v}' for k, v in own.items())}]"
 
 
+def config(options: str | dict[str, Any], version: str) -> str:
+    """The configuration of a run beyond its label: common options and version.
+
+    Two rows of one label (method and own options) and instance differ only in
+    this; a study reports the rows of one configuration.
+
+    Examples
+    --------
+    >>> config('{"certify":null,"seed":0,"time_limit":2,"workers":1}', "0.1.0")
+    'time_limit=2 workers=1 seed=0 certify=default exactsched=0.1.0'
+    >>> config("{}", "0.1.0")
+    'exactsched=0.1.0'
+    """
+    opts = json.loads(options) if isinstance(options, str) else options
+    parts = []
+    for key in ("time_limit", "workers", "seed", "certify"):
+        if key in opts:
+            value = opts[key]
+            if value is None:
+                shown = "default"
+            elif isinstance(value, float):
+                shown = f"{value:g}"
+            else:
+                shown = json.dumps(value)
+            parts.append(f"{key}={shown}")
+    return " ".join([*parts, f"exactsched={version}"])
+
+
 def _kinds() -> dict[str, str]:
     from exactsched.registry import available_methods
 
@@ -93,111 +133,195 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE * max(abs(a), abs(b), 1e-300)
 
 
-def instance_references(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def grid_step(problem: Any) -> float | None:
+    """The grid step of the instance's data (1 on integers), None for data off a grid.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> grid_step(Problem.from_lists([[2, 3]], [])), grid_step(Problem.from_lists([[0.5]], []))
+    (1.0, 0.1)
+    >>> grid_step(Problem.from_lists([[1 / 3]], [])) is None
+    True
+    """
+    try:
+        from models.certify import _grid  # the grid certification refutes on
+
+        resolution, on_grid = _grid(problem)
+    except (ImportError, AttributeError):  # pragma: no cover - another certify layout
+        resolution, on_grid = 1.0, problem.is_integral
+    return 1.0 / resolution if on_grid else None
+
+
+def _agreement(rows: Sequence[dict[str, Any]], step: Callable[[], float | None]) -> Any:
+    """:func:`models.certify.agree` on the rows' answers, on the data's grid.
+
+    ``step()`` gives the grid step (asked only when two answers differ by less
+    than the float tolerance, where the grid decides).
+    """
+    from exactsched.result import Result, Status
+    from models.certify import agree
+
+    statuses = {s.value: s for s in Status}
+    results = [
+        Result(r["label"], statuses[r["status"]], None, r["makespan"],
+               r["lower_bound"], 0.0)  # fmt: skip
+        for r in rows
+        if r["status"] in statuses and (r["makespan"] is not None or r["lower_bound"] is not None)
+    ]
+    values = sorted({float(v) for r in results for v in (r.makespan, r.lower_bound)
+                     if v is not None})  # fmt: skip
+    rel_tol = TOLERANCE
+    near = any(b != a and b - a <= TOLERANCE * max(1.0, abs(a), abs(b))
+               for a, b in zip(values, values[1:], strict=False))  # fmt: skip
+    if near:
+        unit = step()
+        if unit is not None:
+            # On the grid: one step apart is a different answer, less is float noise.
+            rel_tol = 0.5 * unit / max(1.0, *(abs(v) for v in values))
+    return agree(results, rel_tol=rel_tol)
+
+
+def instance_references(
+    rows: Sequence[dict[str, Any]], problem: Any = None
+) -> dict[str, Any]:
     """Optimum, best known, best bound and dispute of one instance's rows.
 
     Parameters
     ----------
     rows : sequence of dict
-        Rows of one instance with ``kind``, ``status``, ``makespan``, ``lower_bound``.
+        Rows of one instance with ``label`` (or ``method``), ``kind``, ``status``,
+        ``makespan``, ``lower_bound`` and ``certified``.
+    problem : Problem or str, optional
+        The instance (or its JSON document, parsed only if needed), for the grid
+        of its data (see :func:`grid_step`); without it answers within 1e-9
+        relative agree.
 
     Returns
     -------
     dict
-        ``optimum``, ``best_known``, ``best_bound`` (floats or None) and
-        ``disputed`` (None or a one-line reason).
+        ``optimum`` (the certified optimum or None), ``optimum_certified_by``,
+        ``best_known``, ``best_bound``, ``reference`` and ``reference_kind``
+        (``"optimum"``, ``"best known"`` or None), and ``disputed`` (None or a
+        one-line reason).
 
     Examples
     --------
-    >>> ex = dict(kind="exact", status="optimal")
+    >>> ex = dict(kind="exact", status="optimal", certified=True)
     >>> instance_references([{**ex, "method": "a", "makespan": 7, "lower_bound": 7},
     ...                      {**ex, "method": "b", "makespan": 7, "lower_bound": 7}])["optimum"]
     7
     >>> r = instance_references([{**ex, "method": "a", "makespan": 7, "lower_bound": 7},
     ...                          {**ex, "method": "b", "makespan": 8, "lower_bound": 8}])
-    >>> r["optimum"], r["disputed"]
-    (None, 'a proves 7 optimal, b proves 8 optimal')
+    >>> r["optimum"], r["reference_kind"], r["disputed"]
+    (None, 'best known', 'a proves 7 but b proves 8')
+
+    An uncertified proof is no optimum: gaps are to the best known makespan.
+
+    >>> r = instance_references([{**ex, "method": "a", "makespan": 7, "lower_bound": 7,
+    ...                           "certified": None}])
+    >>> r["optimum"], r["reference"], r["reference_kind"]
+    (None, 7, 'best known')
     """
+    rows = [{**r, "label": r.get("label") or r["method"]} for r in rows]
     valid = [r for r in rows if r["makespan"] is not None]
     bounded = [r for r in rows if r["lower_bound"] is not None and r["status"] != "invalid"]
     best_known = min((r["makespan"] for r in valid), default=None)
     best_bound = max((r["lower_bound"] for r in bounded), default=None)
-    claims = [r for r in valid if r["kind"] == "exact" and r["status"] == "optimal"]
-    disputed = None
-    for a in claims:
-        for b in claims:
-            if a["makespan"] < b["makespan"] and not _close(a["makespan"], b["makespan"]):
-                disputed = (
-                    f"{a['method']} proves {a['makespan']:g} optimal, "
-                    f"{b['method']} proves {b['makespan']:g} optimal"
-                )
-    if disputed is None and claims:
-        claim = claims[0]
-        short = [r for r in valid if r["makespan"] < claim["makespan"]]
-        short = [r for r in short if not _close(r["makespan"], claim["makespan"])]
-        high = [r for r in bounded if r["lower_bound"] > claim["makespan"]]
-        high = [r for r in high if not _close(r["lower_bound"], claim["makespan"])]
-        if short:
-            r = min(short, key=lambda r: r["makespan"])
-            disputed = (
-                f"{claim['method']} proves {claim['makespan']:g} optimal, "
-                f"{r['method']} has a valid schedule of {r['makespan']:g}"
-            )
-        elif high:
-            r = max(high, key=lambda r: r["lower_bound"])
-            disputed = (
-                f"{claim['method']} proves {claim['makespan']:g} optimal, "
-                f"{r['method']} proves the lower bound {r['lower_bound']:g}"
-            )
-    optimum = None
+    cache: list[float | None] = []
+
+    def step() -> float | None:
+        if not cache:
+            found = problem
+            if isinstance(found, str):
+                from exactsched.instance import load_instance
+
+                found = load_instance(json.loads(found))
+            cache.append(None if found is None else grid_step(found))
+        return cache[0]
+
+    verdict = _agreement([r for r in rows if r["status"] != "invalid"], step)
+    disputed = verdict.reasons[0] if verdict.status == "disputed" else None
+    optimum = certified_by = None
     if disputed is None:
+        claims = [
+            r for r in valid
+            if r["kind"] == "exact" and r["status"] == "optimal" and r.get("certified") is True
+        ]  # fmt: skip
+        # The analytical bound every heuristic row carries, met by a validated schedule.
+        analytic = [r["lower_bound"] for r in bounded if r["kind"] != "exact"]
         if claims:
             optimum = claims[0]["makespan"]
-        elif (
-            best_known is not None
-            and best_bound is not None
-            and (best_bound >= best_known or _close(best_bound, best_known))
+            certified_by = ",".join(
+                sorted({w for r in claims for w in (r.get("certified_by") or "").split(",") if w})
+            ) or "certified"
+        elif best_known is not None and analytic and (
+            max(analytic) >= best_known or _close(max(analytic), best_known)
         ):
-            optimum = best_known
+            optimum, certified_by = best_known, "lower bound"
+    reference = optimum if optimum is not None else best_known
     return {
         "optimum": optimum,
+        "optimum_certified_by": certified_by,
         "best_known": best_known,
         "best_bound": best_bound,
+        "reference": reference,
+        "reference_kind": None if reference is None else (
+            "optimum" if optimum is not None else "best known"),
         "disputed": disputed,
-    }
+    }  # fmt: skip
 
 
 def _degradation(value: float | None, reference: float | None) -> float | None:
-    """``(value - reference) / reference``, 0 within the tolerance, None if either is None."""
-    if value is None or reference is None:
-        return None
-    if reference <= 0:
-        return 0.0 if value <= 0 else math.inf
-    if _close(value, reference):
+    """:func:`exactsched.result.relative_gap`, and 0 within the float tolerance."""
+    from exactsched.result import relative_gap
+
+    if value is not None and reference is not None and _close(value, reference):
         return 0.0
-    return (value - reference) / reference
+    return relative_gap(value, reference)
 
 
-def load_rows(db: str | os.PathLike[str] | Store, *, latest: bool = False) -> list[dict]:
-    """Every run of a study with the instance columns and the derived ones.
+def load_rows(
+    db: str | os.PathLike[str] | Store,
+    *,
+    latest: bool = False,
+    keys: Iterable[tuple[str, str, str]] | None = None,
+    version: str | None = None,
+) -> list[dict]:
+    """Rows of a study with the instance columns and the derived ones.
 
     Parameters
     ----------
     db : path or Store
+        A path is opened read-only (:class:`Store` with ``readonly=True``).
     latest : bool
-        Keep one row per (instance, label): the latest finished (what summaries use).
+        Kept for compatibility: every row is one results key (instance, method,
+        options, version), so there is nothing to drop.
+    keys : iterable of (instance, method, options), optional
+        Only these runs (with ``version``): the rows of one study configuration,
+        which alone then give the optimum, best known and dispute of each
+        instance. Default: every row; labels that occur under several
+        configurations then carry the differing settings (``cpsat{time_limit=1}``).
+    version : str, optional
+        Only rows of this exactsched version.
 
     Returns
     -------
     list of dict
         Keys :data:`EXPORT_COLUMNS` (plus ``mst``).
     """
-    store = db if isinstance(db, Store) else Store(_existing(db))
+    store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
+    wanted = None if keys is None else set(keys)
     try:
         instances = {i["key"]: i for i in store.instances()}
         kinds = _kinds()
         rows = []
         for run in store.runs():
+            if version is not None and run["version"] != version:
+                continue
+            key = (run["instance"], run["method"], run["options"])
+            if wanted is not None and key not in wanted:
+                continue
             inst = instances.get(run["instance"], {})
             rows.append(
                 {
@@ -211,31 +335,44 @@ def load_rows(db: str | os.PathLike[str] | Store, *, latest: bool = False) -> li
                     "ccr": inst.get("ccr"),
                     "mst": inst.get("mst"),
                     "label": label(run["method"], run["options"]),
+                    "config": config(run["options"], run["version"]),
                     "kind": kinds.get(run["method"], "unknown"),
                 }
             )
     finally:
         if not isinstance(db, Store):
             store.close()
-    if latest:
-        newest: dict[tuple[str, str], dict] = {}
-        for r in rows:
-            k = (r["instance_key"], r["label"])
-            if k not in newest or (r["finished"] or "") >= (newest[k]["finished"] or ""):
-                newest[k] = r
-        rows = sorted(newest.values(), key=lambda r: (r["instance_key"], r["label"]))
+    if wanted is None:
+        _distinguish(rows)
+    rows.sort(key=lambda r: (r["instance_key"], r["label"]))
     by_instance: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_instance[r["instance_key"]].append(r)
-    for group in by_instance.values():
-        ref = instance_references(group)
+    for key, group in by_instance.items():
+        ref = instance_references(group, instances.get(key, {}).get("document"))
         for r in group:
             r.update(ref)
             m = r["makespan"]
+            r["gap"] = _degradation(m, ref["reference"])
             r["gap_to_optimum"] = _degradation(m, ref["optimum"])
             r["gap_to_best"] = _degradation(m, ref["best_known"])
             r["gap_to_bound"] = _degradation(m, ref["best_bound"])
     return [{**{c: r.get(c) for c in EXPORT_COLUMNS}, "mst": r.get("mst")} for r in rows]
+
+
+def _distinguish(rows: list[dict[str, Any]]) -> None:
+    """Give labels found under several configurations the settings that differ."""
+    configs: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        configs[r["label"]].add(r["config"])
+    for r in rows:
+        seen = configs[r["label"]]
+        if len(seen) < 2:
+            continue
+        split = [c.split() for c in seen]
+        mine = r["config"].split()
+        differ = [part for part in mine if not all(part in other for other in split)]
+        r["label"] = f"{r['label']}{{{','.join(differ)}}}"
 
 
 def _existing(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
@@ -272,27 +409,32 @@ GROUPINGS: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 
 def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per-method summary of rows from :func:`load_rows` (``latest=True``).
+    """Per-method summary of rows from :func:`load_rows`.
 
     Returns
     -------
     list of dict
         One per label, exact methods first, then by APD: ``method``, ``kind``,
-        ``runs``, ``with_optimum`` (instances with a known optimum), ``optimal``,
-        ``share_optimal``, ``mean_gap``, ``median_gap``, ``worst_gap`` (fractions),
-        ``apd``, ``wpd`` (percent), ``wins``, ``failures``, ``not_applicable``,
-        ``errors``, ``mean_seconds``, and for proofs: ``proofs`` (runs with status
-        ``optimal``), ``certified`` and ``refuted`` (runs whose certification
-        succeeded or failed; see :attr:`exactsched.Result.certified`).
+        ``runs``, ``applicable`` (runs less refusals: the denominator of every
+        share), ``with_optimum`` (applicable runs on instances with a certified
+        optimum), ``optimal`` (of those, runs that found it), ``share_optimal``,
+        ``mean_gap``, ``median_gap``, ``worst_gap`` (fractions, each run's
+        :func:`~exactsched.result.relative_gap` to its instance's reference),
+        ``to_best_known`` (runs whose reference is the best known makespan, no
+        certified optimum), ``apd``, ``wpd`` (percent), ``wins``, ``failures``,
+        ``not_applicable``, ``errors``, ``mean_seconds``, and for proofs:
+        ``proofs`` (runs with status ``optimal``), ``certified`` and ``refuted``
+        (runs whose certification succeeded or failed; see
+        :attr:`exactsched.Result.certified`).
 
     Examples
     --------
     >>> rows = [dict(instance_key="i", label="h1", kind="heuristic", makespan=10.0,
-    ...              gap_to_optimum=0.0, optimum=10.0, failed=False, status="feasible",
-    ...              seconds=0.1),
+    ...              gap=0.0, optimum=10.0, reference_kind="optimum", failed=False,
+    ...              status="feasible", seconds=0.1),
     ...         dict(instance_key="i", label="h2", kind="heuristic", makespan=11.0,
-    ...              gap_to_optimum=0.1, optimum=10.0, failed=False, status="feasible",
-    ...              seconds=0.3)]
+    ...              gap=0.1, optimum=10.0, reference_kind="optimum", failed=False,
+    ...              status="feasible", seconds=0.3)]
     >>> [(s["method"], s["share_optimal"], s["apd"], s["wins"]) for s in summarise(rows)]
     [('h1', 1.0, 0.0, 1), ('h2', 0.0, 10.0, 0)]
     """
@@ -308,9 +450,13 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for name, group in by_label.items():
         kind = group[0]["kind"]
-        gaps = [r["gap_to_optimum"] for r in group if r["gap_to_optimum"] is not None]
-        known = [r for r in group if r["optimum"] is not None]
-        optimal = sum(1 for r in known if r["gap_to_optimum"] == 0.0)
+        applicable = [r for r in group if r["status"] != "not-applicable"]
+        gaps = [r["gap"] for r in applicable if r.get("gap") is not None]
+        known = [r for r in applicable if r["optimum"] is not None]
+        optimal = sum(
+            1 for r in known if r["makespan"] is not None and _degradation(
+                r["makespan"], r["optimum"]) == 0.0
+        )  # fmt: skip
         degr = []
         wins = 0
         if kind != "exact":
@@ -325,19 +471,25 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(
             {
                 "method": name,
+                "name": group[0].get("method", name),
                 "kind": kind,
                 "runs": len(group),
+                "applicable": len(applicable),
                 "with_optimum": len(known),
                 "optimal": optimal,
                 "share_optimal": optimal / len(known) if known else None,
                 "mean_gap": statistics.fmean(gaps) if gaps else None,
                 "median_gap": statistics.median(gaps) if gaps else None,
                 "worst_gap": max(gaps) if gaps else None,
+                "to_best_known": sum(
+                    1 for r in applicable
+                    if r.get("gap") is not None and r.get("reference_kind") == "best known"
+                ),  # fmt: skip
                 "apd": statistics.fmean(degr) if degr else None,
                 "wpd": max(degr) if degr else None,
                 "wins": wins if kind != "exact" else None,
                 "failures": sum(1 for r in group if r["failed"]),
-                "not_applicable": sum(1 for r in group if r["status"] == "not-applicable"),
+                "not_applicable": len(group) - len(applicable),
                 "errors": sum(1 for r in group if r["status"] in ("error", "invalid")),
                 "mean_seconds": statistics.fmean(secs) if secs else None,
                 "proofs": sum(1 for r in group if r["status"] == "optimal"),

@@ -74,12 +74,14 @@ def run_on_dask(
     address: Any,
     *,
     processes: int | None = None,
+    claim: Callable[[Any], bool] | None = None,
 ) -> None:
     """Run ``tasks`` on a Dask cluster; ``on_result(tid, row)`` in this process as each ends.
 
     At most ``window`` runs are submitted at a time (four per worker thread), so
     the scheduler holds a bounded number of instance documents however large the
-    sweep; a new run is submitted as each one finishes.
+    sweep; a new run is submitted as each one finishes. ``claim(tid)``, if
+    given, is asked just before a run is submitted; a run it refuses is skipped.
     """
     if not tasks:
         return
@@ -94,6 +96,8 @@ def run_on_dask(
 
         def submit_next() -> Any:
             item = next(queue, None)
+            while item is not None and claim is not None and not claim(item[0]):
+                item = next(queue, None)
             if item is None:
                 return None
             future = client.submit(execute, item[1], pure=False)
@@ -101,6 +105,8 @@ def run_on_dask(
             return future
 
         first = [f for f in (submit_next() for _ in range(window)) if f is not None]
+        if not first:
+            return
         running = as_completed(first)
         for future in running:
             refill = submit_next()

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from exactsched.errors import MethodError
+from exactsched.errors import MethodError, ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
@@ -56,6 +56,13 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     row; a data transfer between processors is an arrow from the sender's
     finish to the arrival time on the receiver's row (``gid`` ``"comm:src->dst"``).
 
+    The title, task and processor labels are plain text (a ``$`` is not math).
+
+    Raises
+    ------
+    ScheduleError
+        If the schedule puts a task on a processor the instance does not have.
+
     Examples
     --------
     >>> from exactsched import Placement, Problem, Schedule
@@ -74,8 +81,15 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
 
     n_procs = problem.n_processors
     span = float(schedule.makespan or 1.0)
-    fig, ax = plt.subplots(figsize=(min(16, 6 + 0.1 * problem.n_tasks), 1.2 + 0.45 * n_procs))
     row = {p: k for k, p in enumerate(problem.proc_ids)}
+    for task, place in schedule.items():
+        if place.processor not in row:
+            raise ScheduleError(
+                f"task {task}: processor {place.processor!r} is not a processor of the instance"
+            )
+    fig, ax = plt.subplots(
+        figsize=(min(16, 6 + 0.1 * problem.n_tasks), 1.6 + 0.45 * n_procs), layout="constrained"
+    )
     for k in range(n_procs):
         ax.add_patch(
             Rectangle(
@@ -111,7 +125,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
         if width > 0:
             ax.text(
                 float(place.start) + width / 2, y, task, ha="center", va="center",
-                fontsize=7, clip_on=True, zorder=3,
+                fontsize=7, clip_on=True, zorder=3, parse_math=False,
             )  # fmt: skip
     n_edges = len(problem.edge_src)
     for e in range(n_edges):
@@ -129,14 +143,18 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
         )  # fmt: skip
         ax.add_patch(arrow)
     ax.set_yticks(range(n_procs), labels=list(problem.proc_ids))
+    for tick in ax.get_yticklabels():
+        tick.set_parse_math(False)  # ids are plain text, "$" included
     ax.set_ylim(n_procs - 0.5, -0.5)
     ax.set_xlim(0, span * 1.01)
     ax.set_xlabel("time")
     ax.set_ylabel("processor")
-    ax.set_title(title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}")
+    ax.set_title(
+        title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}", parse_math=False
+    )
     ax.plot([], [], color="tab:red", label="data transfer (arrival)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=7, frameon=False)
-    fig.tight_layout()
+    # Below the axes, under the x label: the constrained layout stacks the two.
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
     return fig
 
 
@@ -206,7 +224,7 @@ def performance_profile(
     else:
         top = tau_max or max(1.05, min(4.0, max(finite, default=1.0) * 1.02))
         taus = np.linspace(1.0, top, 400)
-    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    fig, ax = _figure_with_legend(plt, len(labels))
     styles = ["-", "--", "-.", ":"]
     for k, m in enumerate(sorted(labels, key=lambda m: -_area(ratios[m], taus))):
         v = np.sort(np.asarray(ratios[m], dtype=float))
@@ -220,12 +238,35 @@ def performance_profile(
     ax.set_ylabel(r"share of instances within $\tau$ of the best")
     what = "runtime" if runtime else "makespan"
     ax.set_title(
-        title or f"Performance profiles of the {what} ({len(table)} instances; higher is better)"
+        title or f"Performance profiles of the {what} ({len(table)} instances; higher is better)",
+        parse_math=False,
     )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
+    _legend(fig, len(labels))
     return fig
+
+
+#: Legend entries per column beside a plot.
+LEGEND_ROWS = 22
+
+
+def _figure_with_legend(plt: Any, entries: int, width: float = 8.5) -> tuple[Any, Any]:
+    """A figure tall and wide enough for a legend of ``entries`` beside the axes."""
+    columns = max(1, math.ceil(entries / LEGEND_ROWS))
+    height = max(4.5, 0.2 * min(entries, LEGEND_ROWS) + 1.2)
+    return plt.subplots(figsize=(width + 1.6 * (columns - 1), height), layout="constrained")
+
+
+def _legend(fig: Any, entries: int) -> Any:
+    """Every entry, outside the axes on the right, in columns (the layout makes room)."""
+    if not entries:
+        return None
+    legend = fig.legend(
+        loc="outside right upper", fontsize=7, ncols=max(1, math.ceil(entries / LEGEND_ROWS))
+    )
+    for text in legend.get_texts():
+        text.set_parse_math(False)
+    return legend
 
 
 def _area(values: list[float], taus: Any) -> float:
@@ -238,7 +279,16 @@ def _area(values: list[float], taus: Any) -> float:
 def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = None) -> Any:
     """Box plots of each heuristic's gap to the optimum (percent), best median first.
 
-    Only instances with a known optimum count; the x tick labels are the methods.
+    Only instances with a certified optimum count; the x tick labels are the
+    methods. The y axis is symmetric-logarithmic (linear below 1 %), so gaps of
+    0.5 % and 20,000 % are both readable.
+
+    Examples
+    --------
+    >>> rows = [dict(instance_key="a", label="x", kind="heuristic", optimum=1.0,
+    ...              gap_to_optimum=g) for g in (0.0, 0.01, 200.0)]
+    >>> gap_distributions(rows).axes[0].get_yscale()
+    'symlog'
     """
     import statistics
 
@@ -249,15 +299,22 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
         if r["kind"] != "exact" and g is not None and math.isfinite(g):
             gaps[r["label"]].append(100 * g)
     labels = sorted(gaps, key=lambda m: (statistics.median(gaps[m]), statistics.fmean(gaps[m])))
-    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(labels) + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(labels) + 2), 4.5), layout="constrained")
     if labels:
         ax.boxplot([gaps[m] for m in labels], tick_labels=labels, showmeans=True)
         ax.tick_params(axis="x", rotation=60, labelsize=8)
-    ax.set_ylabel("gap to the optimum (%)")
+        for tick in ax.get_xticklabels():
+            tick.set_parse_math(False)
+    # Gaps span 0 % to thousands of percent: linear up to 1 %, logarithmic above.
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("gap to the certified optimum (%, log scale above 1 %)")
     n = len({r["instance_key"] for r in rows if r.get("optimum") is not None})
-    ax.set_title(title or f"Gap to the optimum per heuristic ({n} instances with an optimum)")
+    ax.set_title(
+        title or f"Gap to the optimum per heuristic ({n} instances with a certified optimum)",
+        parse_math=False,
+    )
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
     return fig
 
 
@@ -285,7 +342,7 @@ def gap_against(
         cells[r["label"]][x].append(100 * g)
     overall = {m: statistics.fmean(v for xs in c.values() for v in xs) for m, c in cells.items()}
     chosen = sorted(overall, key=lambda m: overall[m])[:top]
-    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    fig, ax = _figure_with_legend(plt, len(chosen))
     for m in chosen:
         xs = sorted(cells[m], key=lambda x: order.index(x) if key == "ccr" else x)
         pos = [order.index(x) for x in xs] if key == "ccr" else xs
@@ -295,12 +352,15 @@ def gap_against(
         ax.set_xlabel("CCR (communication-to-computation ratio)")
     else:
         ax.set_xlabel("tasks" if key == "tasks" else key)
-    ax.set_ylabel("mean gap to the optimum (%)")
-    ax.set_title(title or f"Mean gap to the optimum against {'CCR' if key == 'ccr' else key}")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("mean gap to the certified optimum (%, log above 1 %)")
+    ax.set_title(
+        title or f"Mean gap to the optimum against {'CCR' if key == 'ccr' else key}",
+        parse_math=False,
+    )
     ax.grid(alpha=0.3)
-    if chosen:
-        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
+    _legend(fig, len(chosen))
     return fig
 
 
@@ -322,7 +382,7 @@ def study_plots(rows: Sequence[dict[str, Any]], folder: str | os.PathLike[str]) 
     paths = []
     for name, fig in figures.items():
         path = os.path.join(folder, name)
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         paths.append(path)
     return paths

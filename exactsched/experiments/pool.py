@@ -22,6 +22,8 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -59,7 +61,41 @@ def warm_up() -> None:
     execute(Task(instance_key(tiny), canonical_json(tiny), "heft", "heuristic"))
 
 
-def _worker_main(conn: Connection) -> None:
+#: Seconds between two checks of the watchdog thread of a pool process.
+WATCHDOG_PERIOD = 0.25
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this pool process as soon as the sweep process ``parent`` is gone.
+
+    Two mechanisms, so that no worker outlives its parent whatever killed it
+    (SIGTERM, SIGKILL, a crash): on Linux the kernel sends SIGKILL when the
+    parent exits (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon thread
+    checks every :data:`WATCHDOG_PERIOD` seconds whether the process was
+    re-parented and exits at once if so (``os._exit``: a solver may hold the
+    main thread in C++ code, which the thread does not wait for).
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCHDOG_PERIOD)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exactsched-watchdog", daemon=True).start()
+
+
+def _worker_main(conn: Connection, parent: int | None = None) -> None:
+    if parent is not None:
+        _die_with_parent(parent)
     # The parent decides what an interrupt means; a worker just finishes or is killed.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
@@ -80,7 +116,7 @@ def _worker_main(conn: Connection) -> None:
 class _Worker:
     def __init__(self, ctx: Any) -> None:
         parent, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, os.getpid()), daemon=True)
         self.process.start()
         child.close()
         self.conn: Connection = parent
@@ -169,11 +205,15 @@ class LocalPool:
         self,
         tasks: Iterable[tuple[Any, Task]],
         on_result: Callable[[Any, dict[str, Any]], None],
+        *,
+        claim: Callable[[Any], bool] | None = None,
     ) -> None:
         """Run every task; call ``on_result(tid, row)`` in the parent as each finishes.
 
         Tasks start in the given order. ``on_result`` is where the caller writes
         the database, so a row is stored before the next one is waited for.
+        ``claim(tid)``, if given, is asked just before a task starts; a task it
+        refuses (another sweep runs it) is skipped.
         """
         pending = deque(tasks)
         if not pending:
@@ -187,19 +227,25 @@ class LocalPool:
             while pending or any(w.task is not None for w in workers):
                 # Start what fits: in order, so a wide exact run is not starved.
                 for w in workers:
-                    if not pending:
-                        break
                     if w.task is not None:
                         continue
-                    tid, task = pending[0]
-                    need = min(task.threads, self.cores)
-                    if need > free:
+                    while pending:
+                        tid, task = pending[0]
+                        need = min(task.threads, self.cores)
+                        if need > free:
+                            break
+                        pending.popleft()
+                        if claim is not None and not claim(tid):
+                            continue
+                        free -= need
+                        with contextlib.suppress(BrokenPipeError, OSError):
+                            w.send(tid, task)  # a dead worker is found below
                         break
-                    pending.popleft()
-                    free -= need
-                    with contextlib.suppress(BrokenPipeError, OSError):
-                        w.send(tid, task)  # a dead worker is found below
+                    if w.task is None:
+                        break  # nothing more fits now
                 busy = [w for w in workers if w.task is not None]
+                if not busy:
+                    break  # every task left was refused by ``claim``
                 now = time.monotonic()
                 deadlines = [
                     w.started + w.task.deadline

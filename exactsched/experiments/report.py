@@ -28,27 +28,75 @@ def _num(value: float | None, fmt: str = "g") -> str:
 
 
 _SUMMARY_HEAD = (
-    "method", "optimal", "mean gap", "median gap", "worst gap", "APD %", "WPD %", "wins",
-    "fails", "n/a", "errors", "mean s",
+    "method", "optimum found", "mean gap", "median gap", "worst gap", "vs best known", "APD",
+    "WPD", "wins", "> serial time", "refused", "errors", "mean s",
 )  # fmt: skip
+
+#: Footnote marker of methods that choose processors as if they were identical.
+IDENTICAL_MARK = "*"
+
+
+def assumes_identical(name: str) -> bool:
+    """Whether registered method ``name`` picks processors as if they were identical.
+
+    Examples
+    --------
+    >>> assumes_identical("heft")
+    False
+    """
+    from exactsched.registry import get_method
+
+    try:
+        info = get_method(name)
+    except Exception:  # noqa: BLE001  (a method no longer registered)
+        return False
+    return bool(getattr(info, "assumes_identical_processors", False))
+
+
+def _shown(label: str, name: str) -> str:
+    return f"{label} {IDENTICAL_MARK}" if assumes_identical(name) else label
 
 
 def _summary_cells(s: dict[str, Any]) -> list[str]:
     share = "-" if s["share_optimal"] is None else f"{s['optimal']}/{s['with_optimum']}"
     return [
-        s["method"],
+        _shown(s["method"], s.get("name", s["method"])),
         share,
         _pct(s["mean_gap"]),
         _pct(s["median_gap"]),
         _pct(s["worst_gap"]),
-        _num(s["apd"], ".2f"),
-        _num(s["wpd"], ".2f"),
+        str(s.get("to_best_known", 0)),
+        _pct(None if s["apd"] is None else s["apd"] / 100),
+        _pct(None if s["wpd"] is None else s["wpd"] / 100),
         _num(s["wins"], "d"),
         str(s["failures"]),
         str(s["not_applicable"]),
         str(s["errors"]),
         _num(s["mean_seconds"], ".4f"),
     ]
+
+
+def summary_legend(summary: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """The lines under the summary table saying what each column means."""
+    lines = [
+        "gap: (makespan - reference) / reference, the reference being the instance's "
+        "certified optimum, or its best known makespan where no optimum is certified",
+        "vs best known: runs whose gap is to the best known makespan (no certified optimum)",
+        "optimum found: runs that reached the certified optimum / runs on instances with one",
+        "APD, WPD: average and worst percentage above the best heuristic on each instance; "
+        "wins: instances where it is the best heuristic, ties included (McSweeney 2019, 4.2.2)",
+        "> serial time: valid schedules longer than the minimal serial time (every task on "
+        "its best single processor), McSweeney's 'failures'; not errors",
+        "refused: the method does not apply to the instance (not-applicable); refused runs "
+        "count in no denominator",
+        "errors: runs that raised, crashed, ran past their deadline or gave an invalid schedule",
+    ]
+    if any(assumes_identical(s.get("name", s["method"])) for s in summary):
+        lines.append(
+            f"{IDENTICAL_MARK} picks processors by earliest start as if they were identical: "
+            "on heterogeneous processors it ignores what a task costs where"
+        )
+    return lines
 
 
 def _table(
@@ -71,16 +119,23 @@ def _table(
 def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
     """The per-method summary table (see :func:`~exactsched.experiments.analysis.summarise`).
 
-    Columns: optimal (instances solved optimally / instances with a known
-    optimum), mean, median and worst gap to the optimum, APD and WPD (percent
-    above the best heuristic), wins, failures (above the minimal serial time),
-    refusals (n/a), errors and mean seconds per run; then, per exact method, how
-    many of its proven optima were certified.
+    A legend under the table says what each column means
+    (:func:`summary_legend`); then, per exact method, how many of its proven
+    optima were certified.
     """
     if not rows:
         return "no results"
     summary = summarise(rows)
     table = _table(_SUMMARY_HEAD, [_summary_cells(s) for s in summary], markdown)
+    legend = summary_legend(summary)
+    if markdown:
+        table += "\n\n" + "\n".join(f"- {line}" for line in legend)
+    else:
+        import textwrap
+
+        table += "\n\n" + "\n".join(
+            textwrap.fill(line, 100, subsequent_indent="    ") for line in legend
+        )
     notes = []
     for s in summary:
         if s["kind"] == "exact" and s["proofs"]:
@@ -96,13 +151,16 @@ def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
     ref = rows[0]
     head = f"{ref['instance']} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
     if ref["disputed"]:
-        head += f"\n  DISPUTED: {ref['disputed']}"
-    elif ref["optimum"] is not None:
-        head += f"\n  optimum {ref['optimum']:g}"
-    else:
+        head += f"\n  DISPUTED (no optimum): {ref['disputed']}"
+    if ref["optimum"] is not None:
         head += (
-            f"\n  optimum unknown: best known {_num(ref['best_known'])}, "
-            f"best bound {_num(ref['best_bound'])}"
+            f"\n  reference: optimum {ref['optimum']:g} "
+            f"(certified: {ref['optimum_certified_by']})"
+        )
+    elif ref["best_known"] is not None:
+        head += (
+            f"\n  reference: best known {_num(ref['best_known'])} (no certified optimum; "
+            f"best lower bound {_num(ref['best_bound'])})"
         )
     body = []
     ordered = sorted(
@@ -115,25 +173,29 @@ def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
         ),
     )
     for r in ordered:
-        if r["makespan"] is None:
-            gap = ""
-        elif r["gap_to_optimum"] is not None:
-            gap = _pct(r["gap_to_optimum"])
-        else:
-            gap = f"<={_pct(r['gap_to_bound'])}"
+        gap = "" if r["makespan"] is None else _pct(r["gap"])
         note = r["error"] or ""
         if r["kind"] == "exact" and r["status"] != "optimal" and r["lower_bound"] is not None:
             note = f"bound {r['lower_bound']:g}" + (f"; {note}" if note else "")
+        if r["optimum"] is None and r["gap_to_bound"] is not None and r["gap_to_bound"] > 0:
+            note = f"<={_pct(r['gap_to_bound'])} above the optimum" + (f"; {note}" if note else "")
         if r["certified"] is not None:
             note = ("certified" if r["certified"] else "NOT certified") + (
                 f"; {note}" if note else ""
             )
         body.append(
-            [r["label"], r["status"], _num(r["makespan"]), gap, _num(r["seconds"], ".4f"), note]
-        )
-    head_row = ["method", "status", "makespan", "gap", "seconds", "note"]
+            [_shown(r["label"], r["method"]), r["status"], _num(r["makespan"]), gap,
+             _num(r["seconds"], ".4f"), note]
+        )  # fmt: skip
+    what = "optimum" if ref["optimum"] is not None else "best known"
+    head_row = ["method", "status", "makespan", f"gap to {what}", "seconds", "note"]
     table = _table(head_row, body, False, left=(0, 1, 5))
-    return head + "\n\n" + "\n".join("  " + line for line in table.splitlines())
+    legend = (
+        "  <=x%: no certified optimum; the makespan is at most x% above it "
+        "(its gap to the best proven lower bound)"
+    )
+    text = head + "\n\n" + "\n".join("  " + line for line in table.splitlines())
+    return text + ("\n" + legend if any("<=" in row[5] for row in body) else "")
 
 
 def compare_text(
@@ -148,7 +210,9 @@ def compare_text(
         parts += [_instance_table(group) for group in by_instance.values()]
     known = sum(1 for g in by_instance.values() if g[0]["optimum"] is not None)
     disputed = [g[0] for g in by_instance.values() if g[0]["disputed"]]
-    lines = [f"{len(by_instance)} instance(s), optimum known for {known}"]
+    lines = [f"{len(by_instance)} instance(s), certified optimum known for {known}"]
+    if known < len(by_instance):
+        lines[0] += f" (gaps of the other {len(by_instance) - known} to the best known)"
     if outcome is not None:
         lines[0] += (
             f"; {outcome.ran} run(s) now, {outcome.skipped} from the database"
@@ -172,6 +236,7 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
         by_instance[r["instance_key"]].append(r)
     firsts = [g[0] for g in by_instance.values()]
     known = sum(1 for f in firsts if f["optimum"] is not None)
+    configs = sorted({r["config"] for r in rows if r.get("config") and r["kind"] == "exact"})
     exact = sorted({r["label"] for r in rows if r["kind"] == "exact"})
     limits = sorted({_limit(r) for r in rows if r["kind"] == "exact"} - {None})
     sizes = [f["tasks"] for f in firsts if f["tasks"] is not None]
@@ -181,14 +246,16 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
         f"topologies: {', '.join(sorted({str(f['topology']) for f in firsts}))}), "
         f"{len({r['label'] for r in rows})} methods, exact: {', '.join(exact) or 'none'}"
         + (f" (time limit {', '.join(f'{x:g}' for x in limits)} s)" if limits else "")
-        + f". Optimum known for {known} of {len(firsts)} instances. exactsched {__version__}."
+        + f". Certified optimum known for {known} of {len(firsts)} instances; the gaps of the "
+        f"other {len(firsts) - known} are to their best known makespan. exactsched {__version__}."
     )
+    if configs:
+        out += ["", "Exact runs: " + "; ".join(f"`{c}`" for c in configs) + "."]
     out += [
         "",
-        "Gaps are to the proven optimum: (makespan - optimum) / optimum. APD and WPD are the "
-        "average and worst percentage by which a heuristic exceeds the best heuristic on each "
-        "instance, wins count instances where it is the best heuristic (ties included), "
-        "fails the makespans above the minimal serial time (McSweeney's report, 4.2.2).",
+        "Gap = (makespan - reference) / reference, the reference being the instance's "
+        "certified optimum, or its best known makespan where no optimum is certified "
+        "(an uncertified proof is not used). The legend under the table gives each column.",
         "",
         "## Per method",
         "",
@@ -198,10 +265,20 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     if disputed:
         out += ["", "## Disputed instances", ""]
         out += [f"- `{f['instance']}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
+    open_ = [f for f in firsts if f["optimum"] is None and f["best_known"] is not None]
+    if open_:
+        out += ["", "## Instances without a certified optimum (gaps to the best known)", ""]
+        out += [
+            f"- `{f['instance']}`: best known {_num(f['best_known'])}, best lower bound "
+            f"{_num(f['best_bound'])}" for f in open_[:50]
+        ]  # fmt: skip
+        if len(open_) > 50:
+            out.append(f"- ... and {len(open_) - 50} more")
     for title, group in GROUPINGS.items():
         table = _grouped(rows, group)
         if table:
-            out += ["", f"## By {title}", "", "Mean gap to the optimum (share solved optimally).",
+            out += ["", f"## By {title}", "",
+                    "Mean gap to the reference (share of runs that found the certified optimum).",
                     "", table]  # fmt: skip
     errors = [r for r in rows if r["status"] in ("error", "invalid", "not-applicable")]
     if errors:

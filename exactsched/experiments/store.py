@@ -18,12 +18,24 @@ Tables
     ``lower_bound``, ``certified``, ``certified_by``, ``speedup``, ``slr``,
     ``failed``, ``seconds``, ``error``, ``schedule`` (zlib-compressed JSON),
     ``stats`` (JSON) and ``finished`` (UTC time).
+``claims``
+    ``instance``, ``method``, ``options``, ``version`` (a results key), ``owner``
+    (``host:pid`` of the sweep running it) and ``since`` (Unix time): the runs
+    in flight. Concurrent sweeps on one database each claim a run before
+    starting it (:meth:`Store.claim`), so they share the work; a claim whose
+    process is gone (same host) or that is older than its deadline is taken over.
+    Databases written before this table existed get it when a sweep opens them.
+
+The configuration of a run (method options, time limit, workers, seed,
+certification, version) is all in its key, so rows of different configurations
+live side by side and a study reads back only the keys it planned.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import time
 import zlib
@@ -32,7 +44,7 @@ from typing import Any
 
 from exactsched.experiments.instances import InstanceInfo
 
-__all__ = ["Store", "SCHEMA_VERSION", "RUN_COLUMNS"]
+__all__ = ["Store", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
 
 SCHEMA_VERSION = "1"
 
@@ -50,7 +62,14 @@ CREATE TABLE IF NOT EXISTS runs (
     schedule BLOB, stats TEXT, finished TEXT,
     PRIMARY KEY (instance, method, options, version)
 );
+CREATE TABLE IF NOT EXISTS claims (
+    instance TEXT NOT NULL, method TEXT NOT NULL, options TEXT NOT NULL,
+    version TEXT NOT NULL, owner TEXT NOT NULL, since REAL NOT NULL,
+    PRIMARY KEY (instance, method, options, version)
+);
 """
+
+_HEADER = b"SQLite format 3\x00"
 
 #: Columns of ``runs`` in table order (``schedule`` is decompressed on reading).
 RUN_COLUMNS = (
@@ -71,6 +90,16 @@ class Store:
     ----------
     path : str or path-like
         The database file, created if missing; ``":memory:"`` for a throw-away one.
+    readonly : bool
+        Open an existing study for reading only (SQLite ``mode=ro``): nothing is
+        created or written, not even WAL side files when no writer has them
+        open, so the file stays byte-for-byte unchanged. A file that is not a
+        study database (empty, text, another SQLite database) is refused.
+
+    Raises
+    ------
+    InstanceError
+        If the file is not a study database (one line saying why).
 
     Examples
     --------
@@ -80,13 +109,26 @@ class Store:
     >>> store.close()
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         from exactsched.errors import InstanceError
 
         self.path = str(path)
+        self.readonly = readonly
+        self.owner = f"{socket.gethostname()}:{os.getpid()}"
+        if readonly:
+            self._db = _open_readonly(self.path)
+            return
         try:
             # isolation_level=None: we open each transaction ourselves.
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            tables = {
+                r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if tables and "meta" not in tables:  # someone else's database: leave it alone
+                self._db.close()
+                raise InstanceError(
+                    f"{self.path}: not a study database (an SQLite file with other tables)"
+                )
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode survives the death of the process (not of the machine)
             # without an fsync per run.
@@ -103,7 +145,13 @@ class Store:
             )
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (releasing the runs this process still claims)."""
+        if not self.readonly:
+            try:
+                with self._transaction():
+                    self._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+            except sqlite3.Error:
+                pass  # a claim left behind is retaken once its process is gone
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -132,12 +180,81 @@ class Store:
             row.get("lower_bound"), _bool(row.get("certified")), row.get("certified_by"),
             row.get("speedup"), row.get("slr"), _bool(row.get("failed")), row.get("seconds"),
             row.get("error"), blob, row.get("stats"),
-            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            utc_now(),
         )  # fmt: skip
         with self._transaction():
             self._db.execute(
                 f"INSERT OR REPLACE INTO runs VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
                 values,
+            )
+            self._db.execute(
+                "DELETE FROM claims WHERE instance = ? AND method = ? AND options = ?"
+                " AND version = ?",
+                (instance, method, options, version),
+            )
+
+    def claim(
+        self,
+        instance: str,
+        method: str,
+        options: str,
+        version: str,
+        *,
+        stale_after: float | None = None,
+        redo: tuple[str, ...] = (),
+        newer_than: str | None = None,
+        take: bool = True,
+    ) -> bool:
+        """Claim a run for this process; False if it is stored or another live sweep has it.
+
+        One transaction (``BEGIN IMMEDIATE``): the check and the claim are atomic
+        across processes. A run already stored counts as done unless its status
+        is in ``redo``. Another process's claim is taken over when that process
+        no longer exists (same host) or, from another host, when it is older
+        than ``stale_after`` seconds. ``take=False`` only tells whether the run
+        could be claimed.
+
+        Examples
+        --------
+        >>> store = Store(":memory:")
+        >>> store.claim("i", "heft", "{}", "1"), store.claim("i", "heft", "{}", "1")
+        (True, True)
+        >>> store.close()
+        """
+        key = (instance, method, options, version)
+        now = time.time()
+        with self._transaction():
+            done = self._db.execute(
+                "SELECT status, finished FROM runs WHERE instance = ? AND method = ?"
+                " AND options = ? AND version = ?",
+                key,
+            ).fetchone()
+            if done is not None and (
+                done[0] not in redo or (newer_than is not None and done[1] >= newer_than)
+            ):
+                return False
+            held = self._db.execute(
+                "SELECT owner, since FROM claims WHERE instance = ? AND method = ?"
+                " AND options = ? AND version = ?",
+                key,
+            ).fetchone()
+            if held is not None and held[0] != self.owner and _alive(held[0], held[1], now,
+                                                                    stale_after):
+                return False
+            if not take:
+                return True
+            self._db.execute(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?)", (*key, self.owner, now)
+            )
+        return True
+
+    def release(self, instance: str, method: str, options: str, version: str) -> None:
+        """Drop this process's claim on a run (it will not be run here after all)."""
+        with self._transaction():
+            self._db.execute(
+                "DELETE FROM claims WHERE instance = ? AND method = ? AND options = ?"
+                " AND version = ? AND owner = ?",
+                (instance, method, options, version, self.owner),
             )
 
     def _transaction(self) -> _Transaction:
@@ -146,17 +263,24 @@ class Store:
     # ---- reading ------------------------------------------------------------------
 
     def finished_keys(
-        self, version: str, *, except_status: tuple[str, ...] = ()
+        self,
+        version: str,
+        *,
+        except_status: tuple[str, ...] = (),
+        newer_than: str | None = None,
     ) -> set[tuple[str, str, str]]:
         """``(instance, method, options)`` of every run recorded for ``version``.
 
-        Runs whose status is in ``except_status`` are left out (to run them again).
+        Runs whose status is in ``except_status`` are left out (to run them again),
+        unless they finished at or after ``newer_than`` (an ISO UTC time).
         """
         marks = ", ".join("?" * len(except_status))
+        cond = f"status NOT IN ({marks})" if except_status else "1"
+        if newer_than is not None:
+            cond = f"({cond} OR finished >= ?)"
         cur = self._db.execute(
-            "SELECT instance, method, options FROM runs WHERE version = ?"
-            + (f" AND status NOT IN ({marks})" if except_status else ""),
-            (version, *except_status),
+            f"SELECT instance, method, options FROM runs WHERE version = ? AND {cond}",
+            (version, *except_status, *([newer_than] if newer_than is not None else [])),
         )
         return {tuple(r) for r in cur}  # type: ignore[misc]
 
@@ -211,6 +335,75 @@ class Store:
         if row is None:
             raise InstanceError(f"method {method!r}: no schedule stored for instance {key}")
         return json.loads(document), json.loads(zlib.decompress(row[0]))
+
+
+def utc_now() -> str:
+    """The UTC time as ISO text with milliseconds (``finished`` of a row).
+
+    Examples
+    --------
+    >>> len(utc_now()), utc_now()[-1]
+    (24, 'Z')
+    """
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def _alive(owner: str, since: float, now: float, stale_after: float | None) -> bool:
+    """Whether the claim of ``owner`` (``host:pid``) still holds."""
+    host, _, pid = owner.rpartition(":")
+    if host == socket.gethostname():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except (PermissionError, ValueError):
+            pass  # someone else's process, or a malformed owner: trust the time
+        else:
+            return True
+    return stale_after is None or now - since < stale_after
+
+
+def _open_readonly(path: str) -> sqlite3.Connection:
+    """A read-only connection to the study database ``path`` (see :class:`Store`)."""
+    from exactsched.errors import InstanceError
+
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(len(_HEADER))
+    except IsADirectoryError:
+        raise InstanceError(f"{path}: a folder, not a study database") from None
+    except FileNotFoundError:
+        raise InstanceError(f"{path}: no such study database") from None
+    except OSError as exc:
+        raise InstanceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not header:
+        raise InstanceError(f"{path}: not a study database (empty file)")
+    if header != _HEADER:
+        raise InstanceError(f"{path}: not a study database (not an SQLite file)")
+    from urllib.parse import quote
+
+    uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
+    # No writer has the database open (no WAL file): read it as immutable, so
+    # SQLite creates no side files (-shm, -wal) next to it.
+    if not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"meta", "instances", "runs"} <= tables:
+            db.close()
+            raise InstanceError(
+                f"{path}: not a study database (an SQLite file without its tables)"
+            )
+        found = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise InstanceError(f"{path}: not a study database ({exc})") from None
+    if found is None or found[0] != SCHEMA_VERSION:
+        db.close()
+        what = "no schema version" if found is None else f"schema {found[0]}"
+        raise InstanceError(f"{path}: study database {what}, expected {SCHEMA_VERSION}")
+    return db
 
 
 def _bool(value: Any) -> int | None:

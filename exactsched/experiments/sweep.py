@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from exactsched.errors import MethodError
 from exactsched.experiments.instances import describe, discover, load_problem
-from exactsched.experiments.runner import Task, run_options
-from exactsched.experiments.store import Store
+from exactsched.experiments.runner import RUN_STATUSES, Task, run_options
+from exactsched.experiments.store import Store, utc_now
 from exactsched.problem import Problem
 
 __all__ = ["SweepOutcome", "run_sweep", "parse_methods", "MethodSpec", "default_grace"]
@@ -56,8 +56,12 @@ def parse_methods(text: str | Sequence[str] | None, kind: str = "heuristic") -> 
     ['heft', 'heft[ranking=median]']
     >>> len(parse_methods("all")) > 10
     True
+    >>> parse_methods("heft:ranking=bogus")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: method 'heft:ranking=bogus': ranking: unknown weighting ...
     """
-    from exactsched.registry import available_methods, get_method, parse_option
+    from exactsched.registry import available_methods, get_method, parse_options
 
     items: list[str] = []
     for part in [text] if isinstance(text, str) or text is None else text:
@@ -74,14 +78,41 @@ def parse_methods(text: str | Sequence[str] | None, kind: str = "heuristic") -> 
             continue
         name, *raw = item.split(":")
         info = get_method(name.strip())
-        options = tuple(sorted(parse_option(r) for r in raw))
-        accepted = info.options
-        for key, _ in options:
-            if key not in accepted or key in ("time_limit", "workers", "seed", "callback"):
-                raise MethodError(f"method {item!r}: {key!r} is not an option of {info.name}")
+        try:
+            checked = parse_options(info.name, raw)
+        except MethodError as exc:
+            raise MethodError(f"method {item!r}: {exc}") from None
+        options = tuple(sorted(checked.items()))
+        if options:
+            _probe(info, dict(options), item)
         specs.append(MethodSpec(info.name, options))
     seen: set[MethodSpec] = set()
     return [s for s in specs if not (s in seen or seen.add(s))]  # type: ignore[func-returns-value]
+
+
+def _probe(info: Any, options: dict[str, Any], item: str) -> None:
+    """Refuse option values the method itself rejects, before a sweep runs anything.
+
+    :func:`exactsched.registry.check_options` checks types; enumerations in
+    strings (``heft:ranking=bogus``) are checked by each method before any
+    work. So the variant runs once on a one-task instance: a ``MethodError``
+    there that the method without options does not raise is the options'.
+    """
+    from exactsched.problem import Problem
+    from exactsched.registry import solve
+
+    tiny = Problem.from_lists([[1.0]], [])
+    common = {"time_limit": 10.0, "workers": 1, "certify": False} if info.kind == "exact" else {}
+    try:
+        solve(tiny, info.name, **common, **options)
+    except MethodError as exc:
+        try:
+            solve(tiny, info.name, **common)
+        except MethodError:
+            return  # the method refuses the probe itself: the sweep will say why
+        raise MethodError(f"method {item!r}: {' '.join(str(exc).split())}") from None
+    except Exception:  # noqa: BLE001  (a method bug: recorded as an error row later)
+        return
 
 
 def default_grace(time_limit: float | None) -> float | None:
@@ -112,6 +143,11 @@ class SweepOutcome:
         Wall-clock time of the sweep.
     instances : list of str
         Keys of the instances of this sweep, in input order.
+    keys : list of tuple
+        ``(instance, method, options)`` of every planned run: with ``version``,
+        the results keys of this study's configuration (what it reports).
+    version : str
+        The exactsched version of the rows.
     """
 
     store: Store
@@ -121,6 +157,8 @@ class SweepOutcome:
     errors: int
     seconds: float
     instances: list[str]
+    keys: list[tuple[str, str, str]] = field(default_factory=list)
+    version: str = ""
 
 
 def run_sweep(
@@ -230,32 +268,57 @@ def run_sweep(
     common = {"time_limit": time_limit, "workers": workers, "seed": seed, "certify": certify}
     plan = _plan(infos, [*exacts, *heuristics], common, limit)  # type: ignore[arg-type]
     retry = ("error",) if retry_errors else ()
+    redo = RUN_STATUSES if fresh else retry
     done = set() if fresh else store.finished_keys(__version__, except_status=retry)
     todo = [(key, task) for key, task in plan if key not in done]
+    # Rows another sweep on the same database writes from now on count as done here.
+    since = utc_now()
+    stale = None if limit is None else limit + 60.0
+
+    def claim(key: tuple[str, str, str], take: bool = True) -> bool:
+        # Concurrent sweeps share the work: a run starts only where it was claimed.
+        return store.claim(
+            *key, __version__, stale_after=stale, redo=redo, newer_than=since, take=take
+        )
+
     errors = 0
+    ran: set[tuple[str, str, str]] = set()
     with Progress(len(todo), mode=progress) as bar:
 
         def on_result(key: tuple[str, str, str], row: dict[str, Any]) -> None:
             nonlocal errors
             store.add_run(*key, __version__, row)
+            ran.add(key)
             errors += row["status"] in ("error", "invalid")
             bar.update(key[1], row["status"])
 
-        if dask is not None:
-            from exactsched.experiments.cluster import run_on_dask
+        remaining = todo
+        while remaining:
+            if not any(claim(key, take=False) for key, _ in remaining):
+                time.sleep(0.5)  # every run left is in another sweep's hands
+            elif dask is not None:
+                from exactsched.experiments.cluster import run_on_dask
 
-            run_on_dask(todo, on_result, dask, processes=jobs)
-        else:
-            # --jobs above the cores is the user's explicit choice: a slot per process.
-            LocalPool(processes=jobs or cores, cores=max(cores, jobs or 0)).run(todo, on_result)
+                run_on_dask(remaining, on_result, dask, processes=jobs, claim=claim)
+            else:
+                # --jobs above the cores is the user's explicit choice: a slot per process.
+                LocalPool(processes=jobs or cores, cores=max(cores, jobs or 0)).run(
+                    remaining, on_result, claim=claim
+                )
+            # What is left is claimed by other sweeps: wait for their rows, and take
+            # over the runs of a sweep that died.
+            stored = store.finished_keys(__version__, newer_than=since, except_status=redo)
+            remaining = [(k, t) for k, t in remaining if k not in ran and k not in stored]
     return SweepOutcome(
         store=store,
         planned=len(plan),
-        skipped=len(plan) - len(todo),
-        ran=len(todo),
+        skipped=len(plan) - len(ran),
+        ran=len(ran),
         errors=errors,
         seconds=time.monotonic() - started,
         instances=list(dict.fromkeys(i.key for i in infos)),
+        keys=[key for key, _ in plan],
+        version=__version__,
     )
 
 

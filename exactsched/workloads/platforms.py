@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exactsched.errors import InstanceError
+from exactsched.limits import MAX_PROCESSORS, check_size
 
 __all__ = ["PlatformSpec", "resolve_platform"]
 
@@ -64,13 +65,17 @@ def _shorthand(text: str) -> dict[str, Any]:
     try:
         if topology == "cpu-gpu":
             n_cpu, n_gpu = (int(x) for x in shape.split("+"))
+            check_size(n_cpu + n_gpu, MAX_PROCESSORS, "processors", f"platform {text!r}")
             return cpu_gpu_platform(n_cpu, n_gpu)
         dims = [int(x) for x in shape.split("x")]
-    except ValueError:
+    except ValueError as exc:
+        if isinstance(exc, InstanceError):
+            raise
         raise InstanceError(f"platform: bad shape {shape!r} in {text!r}") from None
     count = 1
     for d in dims:
         count *= d
+    check_size(count, MAX_PROCESSORS, "processors", f"platform {text!r}")
     if count < 1:
         raise InstanceError(f"platform: {text!r} has no processors")
     network: dict[str, Any] = {"topology": topology}

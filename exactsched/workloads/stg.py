@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from exactsched.errors import InstanceError
+from exactsched.limits import MAX_TASKS, check_size
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
@@ -191,7 +192,8 @@ def read_stg(
             raise InstanceError(f"{label}:{last_line}: file ends before {what}") from None
         return _int(token, line, label, what), line
 
-    n, _ = take("the number of tasks")
+    n, line = take("the number of tasks")
+    check_size(n, MAX_TASKS, "tasks", f"{label}:{line}: the header")
     n_all = n + 2
     costs: list[int | None] = [None] * n_all
     edges: list[tuple[int, int, int]] = []
