@@ -1,29 +1,37 @@
-"""Our ready-list heuristics against saga's on fully connected related-machine instances.
+"""Our heuristics against saga's on fully connected related-machine instances.
 
-saga (the ``anrg-saga`` package) implements ETF, GDL (its name for Sih and Lee's
-dynamic level scheduling), MCT, MET, OLB, min-min, max-min and sufferage. This
-script builds random DAGs on fully connected related machines (a task costs
-``work / speed`` on a processor, every link has bandwidth 1 and no latency, so
-an edge of ``data`` costs ``data`` between distinct processors, as in saga),
-runs saga's schedulers in a subprocess of their own virtual environment and
-ours in this process, and prints the makespans side by side.
+saga (the ``anrg-saga`` package, version 2.0.2) implements HEFT, CPOP, HBMCT,
+ETF, GDL (its name for Sih and Lee's dynamic level scheduling), MCT, MET, OLB,
+min-min, max-min and sufferage. This script builds random DAGs on fully
+connected related machines (a task costs ``work / speed`` on a processor,
+every link has bandwidth 1 and no latency, so an edge of ``data`` costs
+``data`` between distinct processors, as in saga), runs saga's schedulers in a
+subprocess of their own virtual environment and our registered methods in
+this process, and prints the makespans side by side.
 
-Every difference is explained by a *definition*: for each algorithm the output
-lists how saga's rule (read from its behaviour and documentation) differs from
-ours (our module docstrings), and, where our engine can express saga's rule, a
-third column ``ours, saga's definition`` re-runs our code under that
-definition (e.g. min-min mapped in rounds, or MCT in saga's task order). When
-that column equals saga's makespan on every instance, the difference in the
-second column is entirely due to the stated definition.
+Every difference is explained by a *definition*, measured: for each algorithm
+the output states how saga's rule (read from its source) differs from ours
+(our module docstrings), and, where our engine can express saga's rule, the
+column ``ours, saga's definition`` re-runs our engine under that definition
+(saga's ranks for HEFT and CPOP, saga's event-driven loop and set-ordered
+ties for ETF, saga's task order for MCT and MET, one-task-per-step
+sufferage, ...). When that column equals saga's makespan on every instance,
+the difference in the ``equal`` column is entirely due to the stated
+definition. The script also runs the event-driven ETF loop with *our* tie
+rules and counts how often it equals our (static) ``etf``.
 
 Setting up saga: the script creates a virtual environment (default
-``/tmp/saga-venv``) and ``pip install anrg-saga`` into it, after checking
-with ``pip download --no-deps anrg-saga`` that the registry has it; if it does
-not, the comparison is skipped with a message. saga's task and node sets are
-frozensets hashed by name, so its iteration order (hence its tie-breaking and
-topological order) depends on ``PYTHONHASHSEED``; the subprocess runs with
-``PYTHONHASHSEED=0``. Work, speeds and data are drawn with three decimals, so
-ties in finish times are unlikely and tie-breaking rarely matters.
+``/tmp/saga-venv``) and ``pip install anrg-saga==2.0.2`` into it, after
+checking with ``pip download --no-deps`` that the registry has it; if it does
+not, the comparison is skipped with a message. saga is not a dependency of
+this project. saga's task and node sets are hashed by name, so its iteration
+order (hence its tie-breaking and topological order) depends on
+``PYTHONHASHSEED``; its subprocess runs with ``PYTHONHASHSEED=0``, and so does
+this script (it re-executes itself with it), so that the ETF reproduction
+can build the same sets in the same order. Work, speeds and data are drawn
+with three decimals, so ties in finish times are rare; ties in *start* times
+are not (every idle processor ties at time 0), which is what separates
+saga's ETF from ours.
 
 ``--speed N P`` instead times our implementations (CPU seconds, one run each)
 on one random instance of ``N`` tasks and ``P`` processors on a mesh, and
@@ -34,7 +42,7 @@ pairs, isolation pairs and affinity; instances CP-SAT does not prove within
 
 Usage::
 
-    python benchmarks/saga_compare.py                      # 20 instances, 30 tasks, 4 procs
+    python benchmarks/saga_compare.py                      # 44 instances, 30 tasks, 4 procs
     python benchmarks/saga_compare.py --instances 10 --tasks 60 --processors 8 --ccr 2
     python benchmarks/saga_compare.py --speed 5000 16
     python benchmarks/saga_compare.py --optimum 14 4 --instances 3
@@ -616,6 +624,20 @@ def main(argv: list[str] | None = None) -> None:
             f"| {failed} |"
         )
         notes.append(f"* {saga_name} vs {ours_name}: {why}")
+    for saga_name in COMPARISONS:
+        dropped = [
+            p.n_tasks - row[saga_name + ":placed"]
+            for (p, _), row in pairs
+            if row[saga_name] is not None and row[saga_name + ":placed"] < p.n_tasks
+        ]
+        errors = sorted({row[saga_name + ":error"] for row in rows if row[saga_name] is None})
+        if dropped:
+            print(
+                f"\nsaga's {saga_name} left {min(dropped)}-{max(dropped)} tasks unscheduled "
+                f"on {len(dropped)} of {len(rows)} instances."
+            )
+        if errors:
+            print(f"\nsaga's {saga_name} raised: {'; '.join(e[:120] for e in errors)}")
     events = np.array([_etf_events(p, row, "ours") for (p, _), row in pairs])
     static = np.array([float(get_method("etf").func(p).makespan) for p, _ in instances])
     print(
