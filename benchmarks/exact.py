@@ -2,8 +2,9 @@
 
 For every instance family and method it prints one markdown row: instances,
 share proven optimal within the time limit, median seconds to proof (over the
-proven ones), mean and largest final gap, and for CP-SAT the median time to the
-first schedule.
+proven ones), mean and largest final gap (:attr:`exactsched.Result.gap`,
+``(makespan - bound) / bound``; a run without a schedule counts as 100 %), and for
+CP-SAT the median time to the first schedule.
 
 Families
 --------

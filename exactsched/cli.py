@@ -41,6 +41,7 @@ __all__ = [
     "workers_arg",
     "seed_arg",
     "int_arg",
+    "finite_arg",
     "strict_json",
     "dumps_json",
     "emit_json",
@@ -74,6 +75,18 @@ def seconds_arg(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def finite_arg(text: str) -> float:
+    """argparse type of a real-valued option: a finite number (ranges are checked later)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {shown!r}")
     return value
 
 

@@ -78,7 +78,9 @@ class Result:
     makespan : float or None
         Makespan of ``schedule`` on the original data.
     lower_bound : float or None
-        A proven lower bound on the optimal makespan.
+        A proven lower bound on the optimal makespan. It may be passed as a
+        zero-argument callable: it is then computed on its first read (and
+        kept), so a heuristic's ``solve`` does not pay for bounds nobody reads.
     seconds : float
         Wall-clock time of the method.
     stats : mapping
@@ -99,6 +101,13 @@ class Result:
     stats: Mapping[str, Any] = field(default_factory=dict)
     certified: bool | None = None
     certified_by: tuple[str, ...] = ()
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name == "lower_bound" and callable(value):  # lazy bound: compute once, keep
+            value = value()
+            object.__setattr__(self, "lower_bound", value)
+        return value
 
     @property
     def gap(self) -> float | None:

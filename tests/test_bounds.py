@@ -222,3 +222,17 @@ def test_bounds_are_computed_once_per_problem(monkeypatch):
     # A problem read again from its document starts with an empty cache.
     bounds_module.lower_bound(Problem.from_json(problem.to_json()))
     assert len(calls) == 2
+
+
+def test_heuristic_solve_computes_its_bound_when_read():
+    # Issue 18 item 6: a heuristic's solve must not pay for bounds nobody reads.
+    import exactsched
+    from exactsched.bounds import lower_bound as foundation
+
+    problem = exactsched.load_instance("examples/topcuoglu2002.json")
+    result = exactsched.solve(problem, "heft")
+    assert callable(object.__getattribute__(result, "lower_bound"))
+    assert result.lower_bound == foundation(problem)
+    assert not callable(object.__getattribute__(result, "lower_bound"))  # kept once read
+    assert result.gap is not None
+    assert result.to_json()["lower_bound"] == result.lower_bound

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+import exactsched
 from exactsched import load_instance, solve, validate
 from exactsched.cli import main
 
@@ -105,6 +110,10 @@ def test_compare_db_resume_report_plots_and_results(tmp_path, capsys):
         (["compare", TOPCUOGLU, "--methods", "nosuch"], "unknown method 'nosuch'"),
         (["compare", TOPCUOGLU, "--exact", "heft"], "--exact: heft is not an exact method"),
         (["compare", TOPCUOGLU, "--methods", "heft:nosuch=1"], "not an option of heft"),
+        # Issue 16, item 9: a value the method rejects, refused before any run.
+        (["compare", TOPCUOGLU, "--methods", "heft:ranking=bogus"], "unknown weighting 'bogus'"),
+        (["compare", TOPCUOGLU, "--methods", "cpop:ranking=bogus", "--exact", "none"],
+         "unknown weighting 'bogus'"),
         (["compare", "missing.json"], "missing.json: no such file"),
         (["compare", TOPCUOGLU, "--report", "/no/such/dir/r.md"], "does not exist"),
         (["results", "missing.sqlite"], "no such study database"),
@@ -221,3 +230,365 @@ def test_compare_dask_local(capsys):
         "heft": 80,
         "cpop": 86,
     }
+
+
+# ---- issue 16: studies that cannot mix, leak or mislead -----------------------------
+
+
+def test_compare_reports_only_the_configuration_asked_for(tmp_path, capsys):
+    # Item 1: -t 2, then -t 1, then -t 2 again: the third run reports the -t 2 rows.
+    db = tmp_path / "s.sqlite"
+    base = ["compare", TOPCUOGLU, "--methods", "heft", "-w", "1", "--db", db, "--json"]
+    for limit in ("2", "1"):
+        status, out, err = run(capsys, *base, "-t", limit)
+        assert status == 0, err
+    status, out, _ = run(capsys, *base, "-t", "2")
+    doc = json.loads(out)
+    assert (doc["ran"], doc["skipped"]) == (0, 2)
+    limits = {r["method"]: json.loads(r["options"]).get("time_limit") for r in doc["rows"]}
+    assert limits == {"cpsat": 2, "heft": None} and len(doc["rows"]) == 2
+    # Both configurations stay in the database; results lists them, labelled apart.
+    status, out, _ = run(capsys, "results", db, "--json")
+    rows = json.loads(out)
+    assert sorted(r["label"] for r in rows) == [
+        "cpsat{time_limit=1}", "cpsat{time_limit=2}", "heft"
+    ]  # fmt: skip
+    assert {r["config"] for r in rows if r["method"] == "cpsat"} == {
+        f"time_limit={t} workers=1 seed=0 certify=default exactsched={exactsched.__version__}"
+        for t in (1, 2)
+    }
+    status, out, _ = run(capsys, "results", db)
+    assert "cpsat{time_limit=1}" in out and "configurations in the database" in out
+
+
+def _study(tmp_path, capsys) -> Path:
+    db = tmp_path / "study.sqlite"
+    run(capsys, "compare", TOPCUOGLU, "--exact", "none", "--methods", "heft,cpop", "-q",
+        "--db", db)  # fmt: skip
+    return db
+
+
+def _foreign_sqlite(path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE mine (x INTEGER)")
+        con.execute("INSERT INTO mine VALUES (1)")
+    con.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.write_bytes(b""), "not a study database (empty file)"),
+        (lambda p: p.write_text("hello\n" * 50), "not a study database (not an SQLite file)"),
+        (_foreign_sqlite, "not a study database (an SQLite file without its tables)"),
+        (lambda p: p.mkdir(), "a folder, not a study database"),
+    ],
+)
+def test_results_refuses_what_is_not_a_study_and_leaves_it_unchanged(
+    tmp_path, capsys, make, message
+):
+    # Item 2: results never writes into what it reads.
+    path = tmp_path / "thing"
+    make(path)
+    before = _snapshot(tmp_path)
+    for extra in ([], ["--json"], ["--csv"]):
+        status, out, err = run(capsys, "results", path, *extra)
+        assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    } | {"dirs": ",".join(str(p) for p in sorted(folder.rglob("*")) if p.is_dir())}
+
+
+def test_results_reads_a_read_only_study_without_touching_it(tmp_path, capsys):
+    db = _study(tmp_path, capsys)
+    db.chmod(0o444)
+    before = _snapshot(tmp_path)
+    status, out, err = run(capsys, "results", db, "--json")
+    assert status == 0, err and len(json.loads(out)) == 2
+    status, out, err = run(capsys, "results", db)
+    assert status == 0 and "heft" in out
+    assert _snapshot(tmp_path) == before  # no byte changed, no -wal or -shm file added
+
+
+def test_results_reads_a_study_that_a_sweep_is_writing(tmp_path, capsys):
+    from exactsched.experiments import Store
+
+    db = _study(tmp_path, capsys)
+    with Store(db) as writer:  # a sweep holding the database open (WAL files exist)
+        writer.add_run("k", "heft", "{}", "0", {"status": "feasible", "makespan": 1.0})
+        status, out, err = run(capsys, "results", db, "--json")
+    assert status == 0, err
+    assert len(json.loads(out)) == 3
+
+
+def test_store_claims_share_runs_and_retake_dead_ones(tmp_path):
+    from exactsched.experiments import Store
+
+    db = tmp_path / "c.sqlite"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    with Store(db) as a, Store(db) as b:
+        host = a.owner.rpartition(":")[0]
+        b.owner = f"{host}:{os.getppid()}"  # a live process
+        key = ("i", "heft", "{}", "1")
+        assert b.claim(*key) and not a.claim(*key)  # held by a live sweep
+        assert not a.claim(*key, take=False)
+        a._db.execute("UPDATE claims SET owner = ?", (f"{host}:{dead.stdout.strip()}",))
+        assert a.claim(*key)  # its process is gone: taken over
+        assert not b.claim(*key)
+        # From another host: taken over once older than stale_after.
+        a._db.execute("UPDATE claims SET owner = 'elsewhere:1', since = since - 100")
+        assert not a.claim(*key, stale_after=1000) and a.claim(*key, stale_after=50)
+        a.add_run(*key, {"status": "feasible", "makespan": 1.0})
+        assert not a.claim(*key) and not b.claim(*key)  # stored: nobody runs it again
+        assert a.claim(*key, redo=("feasible",))
+
+
+_SLOW_SCRIPT = """
+import sys, time
+import exactsched
+from exactsched.cli import main
+
+@exactsched.register("test-slow", kind="heuristic", description="heft, slowly", source="test")
+def slow(problem):
+    time.sleep(0.25)
+    return exactsched.solve(problem, "heft").schedule
+
+@exactsched.register("test-sleep", kind="heuristic", description="sleeps", source="test")
+def sleep(problem):
+    time.sleep(120)
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _env() -> dict[str, str]:
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def _instances(folder: Path, count: int) -> Path:
+    from exactsched.generators import random_instance
+
+    folder.mkdir()
+    for seed in range(count):
+        p = random_instance(6, 3, seed=seed)
+        (folder / f"r{seed}.json").write_text(json.dumps(p.to_json()))
+    return folder
+
+
+def test_concurrent_compares_share_the_work(tmp_path):
+    # Item 3: two compare processes on one database split the runs between them.
+    script = tmp_path / "run.py"
+    script.write_text(_SLOW_SCRIPT)
+    folder = _instances(tmp_path / "inst", 12)
+    db = tmp_path / "s.sqlite"
+    argv = [sys.executable, str(script), "compare", str(folder), "--methods", "test-slow",
+            "--exact", "none", "-j", "1", "--db", str(db), "--json"]  # fmt: skip
+    procs = [subprocess.Popen(argv, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]  # fmt: skip
+    docs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        docs.append(json.loads(out))
+    assert sum(d["ran"] for d in docs) == 12  # each run once, by one of them
+    assert all(len(d["rows"]) == 12 for d in docs)  # and each reports all of them
+    from exactsched.experiments import Store
+
+    with Store(db, readonly=True) as store:
+        assert len(list(store.runs())) == 12
+        assert store._db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_pool_workers_die_within_2_s_of_their_parent(tmp_path, sig):
+    # Item 4: compare -j 2 killed by any signal leaves no worker behind.
+    script = tmp_path / "run.py"
+    script.write_text(_SLOW_SCRIPT)
+    argv = [sys.executable, str(script), "compare", TOPCUOGLU, MESH, "--methods", "test-sleep",
+            "--exact", "none", "-j", "2", "-q"]  # fmt: skip
+    proc = subprocess.Popen(argv, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(0.5)  # the runs are under way
+        proc.send_signal(sig)
+        proc.wait(10)
+        killed = time.monotonic()
+        while any(_alive(w) for w in workers) and time.monotonic() - killed < 5:
+            time.sleep(0.02)
+        assert not any(_alive(w) for w in workers)
+        assert time.monotonic() - killed < 2.0
+    finally:
+        for w in _children(proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
+
+
+def test_compare_table_legend_units_and_denominators(capsys, monkeypatch):
+    # Item 16: self-explaining columns, a legend, % signs, refusals in no denominator.
+    import exactsched.experiments.report as report
+
+    monkeypatch.setattr(report, "assumes_identical", lambda name: name == "olb")
+    status, out, err = run(capsys, "compare", TOPCUOGLU, MESH, "--methods",
+                           "heft,olb,minimal-serial", "-w", "1", "-t", "30", "-q")  # fmt: skip
+    assert status == 0, err
+    head = next(line for line in out.splitlines() if line.startswith("method  "))
+    for column in ("optimum found", "mean gap", "vs best known", "APD", "WPD", "wins",
+                   "> serial time", "refused", "errors", "mean s"):  # fmt: skip
+        assert column in head
+    summary = {line.split()[0]: line for line in out.splitlines()[out.splitlines().index(head):]
+               if line and not line.startswith(" ")}  # fmt: skip
+    # minimal-serial refuses the mesh instance: 1 run with an optimum, not 2.
+    assert " 0/1 " in summary["minimal-serial"] and summary["heft"].count("%") == 5
+    assert summary["olb"].startswith("olb *")
+    for words in ("gap: (makespan - reference) / reference", "> serial time: valid schedules",
+                  "refused: the method does not apply", "count in no denominator",
+                  "errors: runs that raised", "* picks processors by earliest start"):  # fmt: skip
+        assert words in " ".join(out.split())  # the legend lines are wrapped
+
+
+def test_compare_without_certification_gaps_to_best_known(capsys):
+    # Issue 15, item 3: an uncertified optimum is not the reference.
+    status, out, _ = run(capsys, "compare", TOPCUOGLU, "--methods", "heft", "-w", "1", "-t",
+                         "30", "--no-certify", "--json")  # fmt: skip
+    rows = {r["method"]: r for r in json.loads(out)["rows"]}
+    assert rows["cpsat"]["status"] == "optimal" and rows["cpsat"]["certified"] is None
+    assert rows["heft"]["optimum"] is None and rows["heft"]["reference_kind"] == "best known"
+    assert rows["heft"]["gap"] == pytest.approx(7 / 73) and rows["heft"]["gap_to_optimum"] is None
+    status, out, _ = run(capsys, "compare", TOPCUOGLU, "--methods", "heft", "-w", "1", "-t",
+                         "30", "--no-certify", "-q")  # fmt: skip
+    assert "reference: best known 73 (no certified optimum" in out
+    assert "gap to best known" in out and "certified optimum known for 0" in out
+
+
+def test_result_gap_is_relative_to_the_bound():
+    # One gap definition: (makespan - reference) / reference.
+    from exactsched import Result, Status
+    from exactsched.result import relative_gap
+
+    r = Result("x", Status.FEASIBLE, None, 80.0, 72.0, 0.0)
+    assert r.gap == pytest.approx(8 / 72) and r.to_json()["gap"] == pytest.approx(8 / 72)
+    assert relative_gap(0, 0) == 0.0 and relative_gap(3, 0) is None
+    assert relative_gap(70, 72) == 0.0 and relative_gap(None, 1) is None
+
+
+# ---- item 17: plots read through matplotlib's artists -------------------------------
+
+
+def _many_rows(n_methods: int = 24) -> list[dict]:
+    rows = []
+    for i in range(6):
+        for m in range(n_methods):
+            makespan = 100.0 + m * (i + 1) * 3
+            rows.append(dict(instance_key=f"i{i}", label=f"method-{m:02d}", kind="heuristic",
+                             makespan=makespan, seconds=0.001 * (m + 1), optimum=100.0,
+                             gap_to_optimum=(makespan - 100) / 100 * (50 if m == 3 else 1),
+                             ccr=[0.1, 1, 10][i % 3], tasks=10 * (i + 1)))  # fmt: skip
+    return rows
+
+
+def _inside(fig, artist) -> bool:
+    fig.canvas.draw()
+    box, frame = artist.get_window_extent(), fig.bbox
+    return (box.x0 >= frame.x0 - 1 and box.y0 >= frame.y0 - 1 and box.x1 <= frame.x1 + 1
+            and box.y1 <= frame.y1 + 1)  # fmt: skip
+
+
+@pytest.mark.parametrize("metric", ["makespan", "seconds"])
+def test_profile_legend_shows_every_method_inside_the_figure(metric):
+    from exactsched.experiments.plots import performance_profile
+
+    rows = _many_rows()
+    fig = performance_profile(rows, metric=metric)
+    legend = fig.legends[0]
+    assert {t.get_text() for t in legend.get_texts()} == {r["label"] for r in rows}
+    assert _inside(fig, legend)  # not cut off
+    assert fig.axes[0].get_xscale() == ("log" if metric == "seconds" else "linear")
+
+
+def test_gap_plots_use_a_symlog_axis_and_show_their_legend():
+    from exactsched.experiments.plots import gap_against, gap_distributions
+
+    rows = _many_rows(10)
+    fig = gap_distributions(rows)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "symlog" and ax.get_ylim()[1] > 1000  # a 3,000 % outlier
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "method-00"
+    for key in ("ccr", "tasks"):
+        fig = gap_against(rows, key)
+        assert fig.axes[0].get_yscale() == "symlog"
+        legend = fig.legends[0]
+        assert len(legend.get_texts()) == 8 and _inside(fig, legend)
+
+
+def test_gantt_legend_does_not_overlap_the_x_label():
+    from exactsched.experiments.plots import gantt_chart
+
+    problem = load_instance(TOPCUOGLU)
+    fig = gantt_chart(problem, solve(problem, "heft").schedule)
+    legend = fig.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == ["idle", "data transfer (arrival)"]
+    assert _inside(fig, legend)
+    label = fig.axes[0].xaxis.label
+    assert not legend.get_window_extent().overlaps(label.get_window_extent())
+
+
+def test_gantt_with_dollar_signs_and_an_unknown_processor(tmp_path, capsys):
+    # Item 8 (gantt): "$" is plain text, not math; a schedule naming a processor the
+    # instance lacks is refused with one line.
+    doc = json.loads(Path(TOPCUOGLU).read_text())
+    doc["name"] = "cost $5 and $6"
+    inst = tmp_path / "dollar.json"
+    inst.write_text(json.dumps(doc))
+    result = solve(load_instance(inst), "heft")
+    sched = tmp_path / "s.json"
+    sched.write_text(json.dumps(result.to_json()))
+    status, _, err = run(capsys, "gantt", sched, inst, "-o", tmp_path / "a.png")
+    assert status == 0, err
+    status, _, err = run(capsys, "gantt", sched, inst, "-o", tmp_path / "b.png", "--title",
+                         "$x^$ and $")  # fmt: skip
+    assert status == 0, err and (tmp_path / "b.png").read_bytes()[:4] == b"\x89PNG"
+    bad = result.to_json()
+    bad["tasks"][0]["processor"] = "nowhere"
+    sched.write_text(json.dumps(bad))
+    status, _, err = run(capsys, "gantt", sched, TOPCUOGLU, "-o", tmp_path / "c.png")
+    assert status == 2 and "'nowhere'" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err

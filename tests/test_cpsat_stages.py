@@ -377,5 +377,7 @@ def test_stops_when_the_warm_start_meets_the_bound():
     )
     result = cpsat(problem, time_limit=5, workers=1, seed=0)
     assert result.status is Status.OPTIMAL and result.makespan == 2
-    assert result.stats["stopped"] == "bound met" and result.seconds < 3
+    # No wall-clock assertion (the suite runs on loaded machines): the stop reason
+    # says that no search ran.
+    assert result.stats["stopped"] == "bound met"
     assert validate(problem, result.schedule) == []

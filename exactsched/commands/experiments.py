@@ -112,6 +112,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    for option, texts in (("--methods", args.methods or []), ("--exact", [args.exact])):
+        for text in texts:
+            if text is not None and not text.replace(",", "").strip():
+                raise MethodError(f"{option}: empty; give method names, all or none")
     limit = args.time_limit
     if limit is not None and not (math.isfinite(limit) and limit > 0):
         raise MethodError(f"--time-limit: expected a positive number of seconds, got {limit}")
@@ -283,12 +287,11 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith((".png", ".svg", ".pdf")):
         raise MethodError(f"--output {args.output}: expected a .png, .svg or .pdf file")
     if args.db:
-        from exactsched.experiments.analysis import _existing
         from exactsched.experiments.store import Store
 
         if not args.method or not (args.instance or args.schedule):
             raise MethodError("gantt --db: give the instance (key or name) and --method")
-        with Store(_existing(args.db)) as store:
+        with Store(args.db, readonly=True) as store:
             doc, sched = store.schedule(args.instance or args.schedule, args.method)
         problem = load_problem(doc)
         schedule = Schedule.from_json(sched)

@@ -72,7 +72,7 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     p.add_argument(
         "--cpsat-bound",
-        type=float,
+        type=seconds_arg,
         default=0.0,
         metavar="SECONDS",
         help="--search: first run CP-SAT this long and use its lower bound (default 0: off)",
