@@ -41,6 +41,7 @@ __all__ = [
     "workers_arg",
     "seed_arg",
     "int_arg",
+    "finite_arg",
     "strict_json",
     "dumps_json",
     "emit_json",
@@ -74,6 +75,18 @@ def seconds_arg(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
+def finite_arg(text: str) -> float:
+    """argparse type of a real-valued option: a finite number (ranges are checked later)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {shown!r}")
     return value
 
 
@@ -547,7 +560,8 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
         return EXIT_OK
     print(f"makespan    {result.makespan:g}")
     print(f"lower bound {result.lower_bound:g}" if result.lower_bound is not None else "")
-    print(f"gap         {100 * (result.gap or 0):.2f}%")
+    gap = "-" if result.gap is None else f"{100 * result.gap:.2f}%"
+    print(f"gap         {gap} (makespan - lower bound) / lower bound")
     if result.certified is not None:
         by = ", ".join(result.certified_by)
         took = result.stats.get("certify", {}).get("seconds", 0.0)

@@ -41,7 +41,9 @@ earliest (ties: lowest processor index).
 from __future__ import annotations
 
 import heapq
+import typing
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -67,6 +69,9 @@ __all__ = [
     "bottom_level",
     "parts_for",
     "schedule",
+    "PROCESSOR_CHOICES",
+    "ProcessorChoice",
+    "processor_choice_is_finish",
 ]
 
 _INF = float("inf")
@@ -162,8 +167,18 @@ class Pinned:
 Policy = PartPolicy | Pinned | None
 
 
-def _choose(est: np.ndarray, cost: np.ndarray, mask: np.ndarray | None) -> tuple[int, float]:
-    """Candidate processor of least start, then least cost (= least finish), then index."""
+def _choose(
+    est: np.ndarray, cost: np.ndarray, mask: np.ndarray | None, finish: bool = False
+) -> tuple[int, float]:
+    """Candidate processor of least start, then least cost (= least finish), then index.
+
+    ``finish=True`` (the ``processor_choice="earliest-finish"`` adaptation): the
+    candidate of least finish ``est + cost``, then lowest index.
+    """
+    if finish:
+        f = est + cost if mask is None else np.where(mask, est + cost, _INF)
+        p = int(np.argmin(f))
+        return p, float(est[p])
     e = est if mask is None else np.where(mask, est, _INF)
     m = float(e.min())
     tied = np.flatnonzero(e == m)
@@ -185,11 +200,13 @@ def run_bl(
     initial: list[int] | None = None,
     part_of: list[int] | None = None,
     part: int = -1,
+    finish: bool = False,
 ) -> None:
     """bl-est: highest priority ready task first (ties lowest index), earliest start.
 
     Schedules every task readied from ``initial`` (default: the ready tasks of
     ``builder``) that belongs to ``part`` (every task when ``part_of`` is None).
+    ``finish=True``: each task to the candidate processor of earliest finish.
     """
     neg = (-np.asarray(priority, dtype=float)).tolist()
     start = builder.ready_tasks().tolist() if initial is None else initial
@@ -204,7 +221,7 @@ def run_bl(
         if isinstance(cand, int):
             p, s = cand, start_on(builder, t, cand)  # one processor: O(in-degree), not O(P)
         else:
-            p, s = _choose(ready_starts(builder, t), cost[t], cand)
+            p, s = _choose(ready_starts(builder, t), cost[t], cand, finish)
         ready = commit_start(builder, t, p, s)
         if policy is not None:
             policy.placed(t, p)
@@ -267,6 +284,14 @@ class _ReadyTable:
         if not m:
             return
         tasks = self.tasks[:m]
+        if self.b._net is not None:
+            # Messages booked on ports or links (single-port, contention models) can
+            # delay the data of any ready task: recompute every row.
+            for r, t in enumerate(tasks.tolist()):
+                self.D[r] = self.b.data_ready(t)
+                self.E[r] = self.b.earliest_start(t, self.D[r])
+                self.rowmin[r] = self.E[r].min()
+            return
         old = self.E[:m, p].copy()
         new = column_starts(self.b, tasks, self.D[:m, p], p)
         self.E[:m, p] = new
@@ -278,8 +303,11 @@ class _ReadyTable:
             self.E[r] = self.b.earliest_start(int(tasks[r]), self.D[r])
             self.rowmin[r] = self.E[r].min()
 
-    def best(self, policy: Policy) -> tuple[int, int, float]:
-        """The (task, processor, start) of least start; ties as documented in :func:`run_etf`."""
+    def best(self, policy: Policy, finish: bool = False) -> tuple[int, int, float]:
+        """The (task, processor, start) of least start; ties as documented in :func:`run_etf`.
+
+        ``finish=True``: the same task, on its candidate processor of least finish.
+        """
         m = self.size
         tasks = self.tasks[:m]
         if policy is None:
@@ -296,6 +324,9 @@ class _ReadyTable:
             rows = rows[np.argmin(tasks[rows], keepdims=True)]
         r = int(rows[0])
         t = int(tasks[r])
+        if finish:
+            q = int(np.argmin(e[r] + self.b.problem.cost[t]))
+            return t, q, float(e[r, q])
         tied = np.flatnonzero(e[r] == s)
         p = int(tied[0]) if len(tied) == 1 else int(tied[np.argmin(self.b.problem.cost[t, tied])])
         return t, p, s
@@ -308,11 +339,13 @@ def run_etf(
     initial: list[int] | None = None,
     part_of: list[int] | None = None,
     part: int = -1,
+    finish: bool = False,
 ) -> None:
     """ETF: the ready (task, processor) pair of earliest start first.
 
     Ties: larger ``priority``, then lower task index; the processor as in
-    :func:`run_bl`. Same scope arguments as :func:`run_bl`. Each step costs
+    :func:`run_bl`. ``finish=True``: the task so chosen goes to its candidate
+    processor of earliest finish instead. Same scope arguments as :func:`run_bl`. Each step costs
     one vectorised pass over the ready tasks on the processor just used and
     one ``O(R P)`` minimum (``R`` ready tasks), instead of a rescan of every
     ready task on every processor with the engine.
@@ -326,7 +359,7 @@ def run_etf(
     for t in start:
         table.add(t)
     while table.size:
-        t, p, s = table.best(policy)
+        t, p, s = table.best(policy, finish)
         ready = commit_start(builder, t, p, s)
         if policy is not None:
             policy.placed(t, p)
@@ -366,6 +399,8 @@ def _run_etf_pinned(
     for t in start:
         add(t)
     while tasks:
+        if builder._net is not None:  # booked messages may delay any ready task's data
+            ready_q[:] = [float(builder.data_ready(t)[q]) if here[t] else 0.0 for t in tasks]
         arr = np.asarray(tasks, dtype=np.int64)
         # Starts on q of every ready task in one pass; partners and strangers apart.
         est = column_starts(builder, arr, np.asarray(ready_q), q)
@@ -495,17 +530,60 @@ def schedule(
     insertion: bool,
     alpha: int = 2,
     epsilon: float = 0.1,
+    processor_choice: str = "earliest-start",
 ) -> Schedule:
-    """Run ``engine`` ("bl" or "etf") in ``variant`` ("plain", "part", "busy", "macro")."""
+    """Run ``engine`` ("bl" or "etf") in ``variant`` ("plain", "part", "busy", "macro").
+
+    ``processor_choice`` is ``"earliest-start"`` (the papers' rule) or
+    ``"earliest-finish"`` (the project's heterogeneous adaptation, see
+    :data:`PROCESSOR_CHOICES`); the macro variant pins every task of a part
+    to one processor and has no choice to make.
+    """
+    finish = processor_choice_is_finish(processor_choice)
     priority = bottom_level(problem, ranking)
     run = run_bl if engine == "bl" else run_etf
     if variant == "plain":
         builder = ScheduleBuilder(problem, insertion=bool(insertion))
-        run(builder, priority)
+        run(builder, priority, finish=finish)
         return builder.to_schedule()
     labels = parts_for(problem, alpha, epsilon)
     if variant == "macro":
         return macro(problem, priority, labels, run, insertion=bool(insertion))
     builder = ScheduleBuilder(problem, insertion=bool(insertion))
-    run(builder, priority, PartPolicy(problem, labels, busy=variant == "busy"))
+    run(builder, priority, PartPolicy(problem, labels, busy=variant == "busy"), finish=finish)
     return builder.to_schedule()
+
+
+ProcessorChoice = Literal["earliest-start", "earliest-finish"]
+PROCESSOR_CHOICES: tuple[str, ...] = typing.get_args(ProcessorChoice)
+"""Values of the ``processor_choice`` option of the rules that assume identical processors.
+
+``"earliest-start"`` is the published rule; ``"earliest-finish"`` is the
+project's adaptation to unlike processors: among the processors the rule
+allows, the one where the task *finishes* first (ties: lowest index).
+"""
+
+
+def processor_choice_is_finish(choice: str) -> bool:
+    """Whether ``choice`` is ``"earliest-finish"``; refuses any other than the two values.
+
+    Raises
+    ------
+    MethodError
+        For a value not in :data:`PROCESSOR_CHOICES`.
+
+    Examples
+    --------
+    >>> processor_choice_is_finish("earliest-finish")
+    True
+    >>> processor_choice_is_finish("fastest")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: processor_choice: expected ... got 'fastest'
+    """
+    if choice not in PROCESSOR_CHOICES:
+        raise MethodError(
+            "processor_choice: expected 'earliest-start' or 'earliest-finish', "
+            f"got {choice!r}"
+        )
+    return choice == "earliest-finish"

@@ -47,7 +47,7 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import schedule
+from heuristics._partsched import ProcessorChoice, schedule
 
 __all__ = ["bl_est"]
 
@@ -59,7 +59,13 @@ __all__ = ["bl_est"]
     source="Ozkaya, Benoit, Ucar, Herrmann, Catalyurek, IPDPS 2019; Wang and Sinnen, TPDS 2018",
     assumes_identical_processors=True,
 )
-def bl_est(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> Schedule:
+def bl_est(
+    problem: Problem,
+    *,
+    ranking: str = "mean",
+    insertion: bool = True,
+    processor_choice: ProcessorChoice = "earliest-start",
+) -> Schedule:
     """Schedule with bl-est.
 
     Parameters
@@ -69,6 +75,11 @@ def bl_est(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -
         Weighting of :data:`heuristics.ranking.WEIGHTINGS` for the bottom levels.
     insertion : bool
         Insertion-based policy (default True).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): the published rule, which treats the
+        processors as identical; ``"earliest-finish"``: the project's
+        adaptation to unlike processors, the allowed processor where the task
+        finishes first (see docs/heuristics.md).
 
     Returns
     -------
@@ -77,7 +88,7 @@ def bl_est(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -
     Raises
     ------
     MethodError
-        For an unknown ranking.
+        For an unknown ranking or ``processor_choice``.
 
     Examples
     --------
@@ -87,4 +98,11 @@ def bl_est(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -
     >>> [(t, s[t].processor, s[t].start) for t in p.task_ids], validate(p, s)
     ([('t0', 'p0', 0), ('t1', 'p0', 2), ('t2', 'p1', 3)], [])
     """
-    return schedule(problem, engine="bl", variant="plain", ranking=ranking, insertion=insertion)
+    return schedule(
+        problem,
+        engine="bl",
+        variant="plain",
+        ranking=ranking,
+        insertion=insertion,
+        processor_choice=processor_choice,
+    )

@@ -42,7 +42,7 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import schedule
+from heuristics._partsched import ProcessorChoice, schedule
 
 __all__ = ["bl_est_part"]
 
@@ -61,6 +61,7 @@ def bl_est_part(
     epsilon: float = 0.1,
     ranking: str = "mean",
     insertion: bool = True,
+    processor_choice: ProcessorChoice = "earliest-start",
 ) -> Schedule:
     """Schedule with bl-est-Part.
 
@@ -75,6 +76,11 @@ def bl_est_part(
         Weighting of :data:`heuristics.ranking.WEIGHTINGS` for the bottom levels.
     insertion : bool
         Insertion-based policy (default True).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): the published rule, which treats the
+        processors as identical; ``"earliest-finish"``: the project's
+        adaptation to unlike processors, the allowed processor where the task
+        finishes first (see docs/heuristics.md).
 
     Returns
     -------
@@ -83,8 +89,8 @@ def bl_est_part(
     Raises
     ------
     MethodError
-        For an unknown ranking, ``alpha`` not a positive integer or a negative
-        ``epsilon``.
+        For an unknown ranking or ``processor_choice``, ``alpha`` not a
+        positive integer or a negative ``epsilon``.
 
     Examples
     --------
@@ -102,4 +108,5 @@ def bl_est_part(
         insertion=insertion,
         alpha=alpha,
         epsilon=epsilon,
+        processor_choice=processor_choice,
     )

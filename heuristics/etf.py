@@ -50,7 +50,7 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import schedule
+from heuristics._partsched import ProcessorChoice, schedule
 
 __all__ = ["etf"]
 
@@ -62,7 +62,13 @@ __all__ = ["etf"]
     source="Hwang, Chow, Anger, Lee, SIAM J. Comput. 18(2), 1989; Ozkaya et al., IPDPS 2019",
     assumes_identical_processors=True,
 )
-def etf(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> Schedule:
+def etf(
+    problem: Problem,
+    *,
+    ranking: str = "mean",
+    insertion: bool = True,
+    processor_choice: ProcessorChoice = "earliest-start",
+) -> Schedule:
     """Schedule with ETF.
 
     Parameters
@@ -73,6 +79,11 @@ def etf(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> S
         levels that break ties between equal start times.
     insertion : bool
         Insertion-based policy (default True).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): the published rule, which treats the
+        processors as identical; ``"earliest-finish"``: the project's
+        adaptation to unlike processors, the allowed processor where the task
+        finishes first (see docs/heuristics.md).
 
     Returns
     -------
@@ -81,7 +92,7 @@ def etf(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> S
     Raises
     ------
     MethodError
-        For an unknown ranking.
+        For an unknown ranking or ``processor_choice``.
 
     Examples
     --------
@@ -93,4 +104,11 @@ def etf(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> S
     >>> [(t, s[t].processor, s[t].start) for t in p.task_ids], validate(p, s)
     ([('t0', 'p0', 0), ('t1', 'p0', 2), ('t2', 'p1', 2)], [])
     """
-    return schedule(problem, engine="etf", variant="plain", ranking=ranking, insertion=insertion)
+    return schedule(
+        problem,
+        engine="etf",
+        variant="plain",
+        ranking=ranking,
+        insertion=insertion,
+        processor_choice=processor_choice,
+    )

@@ -44,7 +44,7 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import schedule
+from heuristics._partsched import ProcessorChoice, schedule
 
 __all__ = ["etf_busy"]
 
@@ -63,6 +63,7 @@ def etf_busy(
     epsilon: float = 0.1,
     ranking: str = "mean",
     insertion: bool = True,
+    processor_choice: ProcessorChoice = "earliest-start",
 ) -> Schedule:
     """Schedule with etf-Busy.
 
@@ -77,6 +78,11 @@ def etf_busy(
         Weighting of :data:`heuristics.ranking.WEIGHTINGS` for the bottom levels.
     insertion : bool
         Insertion-based policy (default True).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): the published rule, which treats the
+        processors as identical; ``"earliest-finish"``: the project's
+        adaptation to unlike processors, the allowed processor where the task
+        finishes first (see docs/heuristics.md).
 
     Returns
     -------
@@ -85,8 +91,8 @@ def etf_busy(
     Raises
     ------
     MethodError
-        For an unknown ranking, ``alpha`` not a positive integer or a negative
-        ``epsilon``.
+        For an unknown ranking or ``processor_choice``, ``alpha`` not a
+        positive integer or a negative ``epsilon``.
 
     Examples
     --------
@@ -104,4 +110,5 @@ def etf_busy(
         insertion=insertion,
         alpha=alpha,
         epsilon=epsilon,
+        processor_choice=processor_choice,
     )

@@ -59,6 +59,7 @@ import numpy as np
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._partsched import ProcessorChoice, processor_choice_is_finish
 from heuristics.eft import ScheduleBuilder
 
 __all__ = ["levels", "lmt", "merge_groups"]
@@ -157,7 +158,12 @@ def merge_groups(
     source="Iverson, Özgüner, Follen, HCW 1995; as compared by Topcuoglu et al., TPDS 2002",
     assumes_identical_processors=True,
 )
-def lmt(problem: Problem, *, insertion: bool = False) -> Schedule:
+def lmt(
+    problem: Problem,
+    *,
+    insertion: bool = False,
+    processor_choice: ProcessorChoice = "earliest-start",
+) -> Schedule:
     """Schedule with levelized min time.
 
     Parameters
@@ -165,6 +171,14 @@ def lmt(problem: Problem, *, insertion: bool = False) -> Schedule:
     problem : Problem
     insertion : bool
         Let a task fill an idle gap (default False: after the last task).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): the published rule, one group per
+        processor and level, by least compute + communication time, which
+        treats the processors as interchangeable; ``"earliest-finish"``: the
+        project's adaptation to unlike processors, each group (largest first)
+        to the allowed processor where its last task finishes first, placed
+        tentatively with the load of earlier groups and levels, several
+        groups per processor allowed.
 
     Returns
     -------
@@ -193,9 +207,15 @@ def lmt(problem: Problem, *, insertion: bool = False) -> Schedule:
     ptr = problem.pred_ptr
     in_src = problem.arc_src[problem.pred_arcs]
     in_unit = problem.arc_unit[problem.pred_arcs].astype(float)
+    finish = processor_choice_is_finish(processor_choice)
     for level in levels(problem):
         taken = np.zeros(n_procs, dtype=bool)
         for group in merge_groups(level, weight, allowed, n_procs):
+            # Largest first within the group, as between groups.
+            inner = sorted(group, key=lambda t: (-float(weight[t]), t))
+            if finish:
+                builder = _earliest_finish_group(builder, inner)
+                continue
             members = np.array(group, dtype=np.int64)
             time = cost[members].sum(axis=0)  # inf where some member may not run
             for t in group:
@@ -205,7 +225,24 @@ def lmt(problem: Problem, *, insertion: bool = False) -> Schedule:
             free = np.where(taken, np.inf, time)
             q = int(np.argmin(free if np.isfinite(free).any() else time))
             taken[q] = True
-            # Largest first within the group, as between groups.
-            for t in sorted(group, key=lambda t: (-float(weight[t]), t)):
+            for t in inner:
                 builder.place(t, q)
     return builder.to_schedule()
+
+
+def _earliest_finish_group(builder: ScheduleBuilder, group: list[int]) -> ScheduleBuilder:
+    """The builder with ``group`` placed, in order, on the processor where it ends first.
+
+    Every processor allowed for all tasks of the group is tried on a copy of
+    the schedule (ties: lowest index); the group's finish is its last task's.
+    """
+    problem = builder.problem
+    best, best_finish = builder, np.inf
+    for q in np.flatnonzero(problem.allowed[group].all(axis=0)).tolist():
+        trial = builder.copy()
+        for t in group:
+            trial.place(t, q)
+        end = float(trial.finish[group].max())
+        if end < best_finish:
+            best, best_finish = trial, end
+    return best

@@ -37,6 +37,7 @@ import numpy as np
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._partsched import ProcessorChoice, processor_choice_is_finish
 from heuristics._ready_list import immediate_schedule
 
 __all__ = ["olb"]
@@ -46,6 +47,10 @@ def _earliest_start(task: int, est: np.ndarray, eft: np.ndarray) -> int:
     return int(np.argmin(est))
 
 
+def _earliest_finish(task: int, est: np.ndarray, eft: np.ndarray) -> int:
+    return int(np.argmin(eft))
+
+
 @register(
     "olb",
     kind="heuristic",
@@ -53,7 +58,12 @@ def _earliest_start(task: int, est: np.ndarray, eft: np.ndarray) -> int:
     source="Braun et al., JPDC 61(6), 2001 (opportunistic load balancing)",
     assumes_identical_processors=True,
 )
-def olb(problem: Problem, *, insertion: bool = False) -> Schedule:
+def olb(
+    problem: Problem,
+    *,
+    insertion: bool = False,
+    processor_choice: ProcessorChoice = "earliest-start",
+) -> Schedule:
     """Schedule the ready tasks in arrival order, each where it can start earliest.
 
     Parameters
@@ -61,6 +71,12 @@ def olb(problem: Problem, *, insertion: bool = False) -> Schedule:
     problem : Problem
     insertion : bool
         Let a task fill an idle gap (default False: after the last task).
+    processor_choice : {"earliest-start", "earliest-finish"}
+        ``"earliest-start"`` (default): Braun et al.'s rule, execution time
+        ignored, as if the processors were identical; ``"earliest-finish"``:
+        the project's adaptation to unlike processors, the processor where
+        the task finishes first -- which makes OLB the same rule as
+        :func:`heuristics.mct.mct`.
 
     Returns
     -------
@@ -74,4 +90,6 @@ def olb(problem: Problem, *, insertion: bool = False) -> Schedule:
     >>> [s[t].processor for t in ("t0", "t1", "t2")], s.makespan, validate(p, s)
     (['p0', 'p1', 'p0'], 9, [])
     """
-    return immediate_schedule(problem, _earliest_start, insertion=bool(insertion))
+    finish = processor_choice_is_finish(processor_choice)
+    choose = _earliest_finish if finish else _earliest_start
+    return immediate_schedule(problem, choose, insertion=bool(insertion))

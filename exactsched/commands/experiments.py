@@ -112,6 +112,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    for option, texts in (("--methods", args.methods or []), ("--exact", [args.exact])):
+        for text in texts:
+            if text is not None and not text.replace(",", "").strip():
+                raise MethodError(f"{option}: empty; give method names, all or none")
     limit = args.time_limit
     if limit is not None and not (math.isfinite(limit) and limit > 0):
         raise MethodError(f"--time-limit: expected a positive number of seconds, got {limit}")

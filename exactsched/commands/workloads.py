@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from exactsched.cli import check_output, int_arg, seed_arg
+from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, MethodError
 from exactsched.limits import MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
 
@@ -63,7 +63,7 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     tiled.add_argument(
         "--noise",
-        type=float,
+        type=finite_arg,
         nargs=2,
         default=(1.0, 10.0),
         metavar=("L", "U"),
@@ -95,19 +95,21 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     rnd.add_argument(
         "--tasks", type=int_arg(1, MAX_TASKS), help=f"number of tasks (at most {MAX_TASKS:,})"
     )
-    rnd.add_argument("--alpha", type=float, default=1.0, help="topcuoglu: shape (default 1)")
+    rnd.add_argument("--alpha", type=finite_arg, default=1.0, help="topcuoglu: shape (default 1)")
     rnd.add_argument(
-        "--out-degree", type=float, default=2.0, help="topcuoglu: mean out-degree (default 2)"
+        "--out-degree", type=finite_arg, default=2.0, help="topcuoglu: mean out-degree (default 2)"
     )
     rnd.add_argument(
         "--layers",
         type=int_arg(1, MAX_TASKS),
         help="layered: number of layers (default sqrt(n))",
     )
-    rnd.add_argument("--p", type=float, default=0.3, help="layered, erdos-renyi: arc probability")
-    rnd.add_argument("--fat", type=float, default=0.5, help="daggen: width n**fat")
-    rnd.add_argument("--density", type=float, default=0.5, help="daggen: parents per task")
-    rnd.add_argument("--regularity", type=float, default=0.5, help="daggen: level widths")
+    rnd.add_argument(
+        "--p", type=finite_arg, default=0.3, help="layered, erdos-renyi: arc probability"
+    )
+    rnd.add_argument("--fat", type=finite_arg, default=0.5, help="daggen: width n**fat")
+    rnd.add_argument("--density", type=finite_arg, default=0.5, help="daggen: parents per task")
+    rnd.add_argument("--regularity", type=finite_arg, default=0.5, help="daggen: level widths")
     rnd.add_argument(
         "--jump", type=int_arg(1, MAX_TASKS), default=1, help="daggen: levels an arc may jump"
     )
@@ -117,8 +119,8 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
         help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
     )
-    wts.add_argument("--beta", type=float, default=0.5, help="topcuoglu heterogeneity")
-    wts.add_argument("--w-dag", type=float, default=50.0, help="topcuoglu mean cost")
+    wts.add_argument("--beta", type=finite_arg, default=0.5, help="topcuoglu heterogeneity")
+    wts.add_argument("--w-dag", type=finite_arg, default=50.0, help="topcuoglu mean cost")
     wts.add_argument(
         "--ccr",
         default=None,
@@ -208,10 +210,19 @@ def _describe(problem: Any) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from exactsched.workloads.loader import load_problem
+    from exactsched.workloads.loader import detect_format, load_problem
 
+    check_output(args.output, "--output")
+    kind = detect_format(args.input)
+    if args.drop_dummies and kind != "stg":
+        raise MethodError(f"--drop-dummies: only for STG input; {args.input} is a {kind} file")
+    if args.speed and kind != "wfcommons":
+        raise MethodError(f"--speed: only for WfCommons input; {args.input} is a {kind} file")
+    speeds = _speeds(args)
+    if speeds and args.platform is not None:
+        _known_types(speeds, args.platform, "--speed")
     problem = load_problem(
-        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=_speeds(args)
+        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=speeds
     )
     kind = write_problem(problem, args.output, args.to)
     print(f"{args.output}: {kind} ({_describe(problem)})")
@@ -351,8 +362,25 @@ def _check_options(args: argparse.Namespace) -> None:
             raise MethodError(f"{option}: not an option of generate {kind}")
     if kind != "stg" and args.input is not None:
         raise MethodError(f"generate {kind}: takes no input file (got {args.input!r})")
+    rates = _rates(args)
+    if rates:
+        _known_types(rates, args.platform, "--rate")
     if args.layers is not None and args.generator != "layered":
         raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
+
+
+def _known_types(values: dict[str, float], platform: Any, option: str) -> None:
+    """Refuse ``--speed``/``--rate`` entries for a type the platform does not have."""
+    from exactsched.workloads.platforms import resolve_platform
+
+    types = resolve_platform(platform).types
+    for ptype in values:
+        if ptype not in types:
+            known = ", ".join(dict.fromkeys(types))
+            raise MethodError(
+                f"{option} {ptype}={values[ptype]:g}: the platform {platform} has no "
+                f"processor type {ptype!r} (its types: {known})"
+            )
 
 
 def _expected_edges(args: argparse.Namespace, n: int) -> int:
