@@ -132,22 +132,13 @@ def _windows(problem: Problem, cost: np.ndarray, target: int) -> tuple[list[int]
     return head, [target - t for t in tail]
 
 
-def _solver(time_limit: float | None, seed: int, *, sat: bool = False) -> Any:
-    """One worker, fixed seed; ``sat``: presolve and LP off (pure clause search).
-
-    On the time-indexed model the pure clause search was faster where the search
-    mattered (STG 100/rand0077 on 2 processors, refuting 611: 5.9 s against 28.9 s
-    with the defaults, on a loaded machine) and as fast elsewhere.
-    """
+def _solver(time_limit: float | None, seed: int) -> Any:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
     params.random_seed = int(seed)
-    if sat:
-        params.cp_model_presolve = False
-        params.linearization_level = 0
     if time_limit is not None:
         params.max_time_in_seconds = max(0.01, float(time_limit))
     return solver
@@ -375,7 +366,7 @@ def refute_time_indexed(
                     clause.append(before)
             else:
                 model.add_bool_or(clause or [true.Not()])
-    solver = _solver(time_limit, seed, sat=True)
+    solver = _solver(time_limit, seed)
     status = solver.solve(model)
 
     def first_true(i: int) -> int:
