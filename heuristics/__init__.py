@@ -12,3 +12,60 @@ import pkgutil as _pkgutil
 for _module in sorted(_pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if not _module.name.startswith("_"):
         _importlib.import_module(f"{__name__}.{_module.name}")
+
+
+def _mark_message_aware() -> None:
+    """Declare the heuristics that schedule messages on ports and links.
+
+    They place every task through :class:`heuristics.eft.ScheduleBuilder`'s
+    data-ready times and commits, which book incoming messages under the
+    ``single-port`` and ``contention`` models (:mod:`heuristics._contention`);
+    :func:`exactsched.solve` refuses those models for every other method with
+    one line.
+    """
+    from exactsched.registry import _REGISTRY
+    from topologies.routing import COMMUNICATION_MODELS
+
+    for name in MESSAGE_AWARE:
+        if name in _REGISTRY:
+            _REGISTRY[name].func.communication_models = COMMUNICATION_MODELS
+
+
+MESSAGE_AWARE = (
+    "bl-est",
+    "bl-est-busy",
+    "bl-est-part",
+    "bl-macro",
+    "cpop",
+    "dls",
+    "dsc-glb-etf",
+    "etf",
+    "etf-busy",
+    "etf-macro",
+    "etf-part",
+    "heft",
+    "heft-lookahead",
+    "heft-nc",
+    "heft-wm",
+    "hoft",
+    "hoft-wm",
+    "levelized-heft",
+    "lmt",
+    "max-min",
+    "mct",
+    "met",
+    "mh",
+    "min-min",
+    "minimal-serial",
+    "olb",
+    "peft",
+    "peft-nc",
+    "pets",
+    "random-eft",
+    "rts",
+    "sufferage",
+)
+"""Registered heuristics that run under every communication model (all but hbmct, whose
+many tentative re-placements would re-book messages at a cost it was not built for)."""
+
+_mark_message_aware()

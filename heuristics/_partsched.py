@@ -284,6 +284,14 @@ class _ReadyTable:
         if not m:
             return
         tasks = self.tasks[:m]
+        if self.b._net is not None:
+            # Messages booked on ports or links (single-port, contention models) can
+            # delay the data of any ready task: recompute every row.
+            for r, t in enumerate(tasks.tolist()):
+                self.D[r] = self.b.data_ready(t)
+                self.E[r] = self.b.earliest_start(t, self.D[r])
+                self.rowmin[r] = self.E[r].min()
+            return
         old = self.E[:m, p].copy()
         new = column_starts(self.b, tasks, self.D[:m, p], p)
         self.E[:m, p] = new
@@ -391,6 +399,8 @@ def _run_etf_pinned(
     for t in start:
         add(t)
     while tasks:
+        if builder._net is not None:  # booked messages may delay any ready task's data
+            ready_q[:] = [float(builder.data_ready(t)[q]) if here[t] else 0.0 for t in tasks]
         arr = np.asarray(tasks, dtype=np.int64)
         # Starts on q of every ready task in one pass; partners and strangers apart.
         est = column_starts(builder, arr, np.asarray(ready_q), q)

@@ -181,7 +181,12 @@ class ReadyTable:
         rows = np.delete(rows, np.searchsorted(rows, task))
         self._ready = rows
         self._is_ready[task] = False
-        if len(rows):
+        if len(rows) and self.builder._net is not None:
+            # Messages booked on ports or links (single-port, contention models) can
+            # delay the data of any ready task: recompute every row.
+            for t in rows.tolist():
+                self._row(t)
+        elif len(rows):
             col = self.est[rows, processor]
             if self.builder.insertion:
                 d = self._cost[rows, processor]

@@ -188,6 +188,12 @@ class ScheduleBuilder:
         self._n_gaps = np.zeros(n_procs, dtype=np.int64)
         self._max_len = np.full(n_procs, -np.inf)  # longest gap of each processor
         self._last_end = np.full(n_procs, -np.inf)  # latest gap end of each processor
+        # Ports or links under the single-port and contention models (None: delay).
+        self._net = None
+        if problem.communication != "delay":
+            from heuristics._contention import MessageNetwork
+
+            self._net = MessageNetwork(problem)
 
     # ---- queries ---------------------------------------------------------------------
 
@@ -253,6 +259,8 @@ class ScheduleBuilder:
         a, b = s.in_ptr[task], s.in_ptr[task + 1]
         if a == b:
             return np.zeros(s.n_procs)
+        if self._net is not None:
+            return self._net.ready(self, task)
         src = s.in_src[a:b]
         where = self.proc[src]
         if b - a == 1:
@@ -355,6 +363,7 @@ class ScheduleBuilder:
         other._n_placed = self._n_placed
         other._last = None
         other._keep_last = False
+        other._net = self._net.copy() if self._net is not None else None
         return other
 
     def to_schedule(self) -> Schedule:
@@ -368,7 +377,8 @@ class ScheduleBuilder:
         if self._n_placed < self._s.n:
             first = int(np.argmin(self.proc))
             raise ValueError(f"task {self.problem.task_ids[first]}: not placed")
-        return Schedule.from_arrays(self.problem, self.proc, self.start)
+        messages = self._net.messages() if self._net is not None else ()
+        return Schedule.from_arrays(self.problem, self.proc, self.start, messages)
 
     # ---- internals -------------------------------------------------------------------
 
@@ -450,6 +460,8 @@ class ScheduleBuilder:
 
     def _commit(self, task: int, processor: int, start: float) -> list[int]:
         """Record the placement; return the tasks it makes ready."""
+        if self._net is not None:
+            self._net.book(self, task, processor, start)
         finish = start + float(self._s.cost[task, processor])
         if finish > start:
             self._occupy(processor, start, finish)
@@ -717,6 +729,8 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
     a, b = s.in_ptr[task], s.in_ptr[task + 1]
     if a == b:
         ready = 0.0
+    elif builder._net is not None:
+        ready = builder._net.ready_on(builder, task, processor)
     else:
         src = s.in_src[a:b]
         ready = float(

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal, localcontext
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 
-__all__ = ["ScaledData", "scale_data", "ceil_tol"]
+__all__ = ["ScaledData", "scale_data", "ceil_tol", "scale_up"]
 
 # Largest scaled value aimed at when data must be rounded.
 _TARGET_SCALE = 1e6
@@ -51,6 +52,97 @@ def ceil_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
     near = np.round(values)
     close = np.abs(values - near) <= _TOL * np.abs(values)
     return np.where(close, near, np.ceil(values)), bool(np.all(close))
+
+
+def scale_up(
+    values: np.ndarray, resolution: float, factors: np.ndarray | None = None
+) -> tuple[np.ndarray, bool]:
+    """``ceil(value * resolution)`` decided exactly; and whether every product was an integer.
+
+    Each value and the resolution are read as the decimals they print as
+    (shortest ``repr``, as :mod:`exactsched.validate` reads numbers), and the
+    product is computed exactly: ``0.7 * 10`` is 7, and ``10000000001 * 1e-3``
+    is *not* an integer however close (no relative snapping, which would round
+    a value down and make the scaled data no restriction).
+
+    Examples
+    --------
+    >>> scale_up(np.array([0.7, 2.5]), 10)
+    (array([ 7., 25.]), True)
+    >>> scale_up(np.array([10000000001.0]), 1e-3)
+    (array([10000001.]), False)
+    >>> scale_up(np.array([1e-10, 0.0]), 10)[0].tolist()
+    [1.0, 0.0]
+    >>> scale_up(np.array([0.1, 22.249]), 10000, factors=np.array([1.0, 1.5]))
+    (array([[  1000.,   1500.],
+           [222490., 333735.]]), True)
+
+    With ``factors`` (the distinct hop values), ``values`` are per-arc units and
+    the result is the ``(len(values), len(factors))`` table of the delays
+    ``value * factor``, the product of the two decimals (not of the floats:
+    ``0.1 * 3`` is 0.3 here).
+    """
+    values = np.asarray(values, dtype=float)
+    if factors is not None:
+        return _scale_products(values, np.asarray(factors, dtype=float), resolution)
+    product = values * resolution
+    # Fast path: integer values times an integer resolution, products below 2**53.
+    if (
+        float(resolution) == int(resolution)
+        and np.all(values == np.floor(values))
+        and np.all(np.abs(product) <= 2.0**53)
+    ):
+        return product, True
+    distinct, code = np.unique(values, return_inverse=True)
+    out = np.empty(len(distinct))
+    exact = True
+    with localcontext() as context:
+        context.prec = 800  # exact products of any two doubles' shortest decimals
+        scale = Decimal(repr(float(resolution)))
+        for k, v in enumerate(distinct.tolist()):
+            if not math.isfinite(v):
+                out[k] = v
+                continue
+            d = Decimal(repr(v)) * scale
+            up = int(d.to_integral_value(rounding=ROUND_CEILING))
+            exact = exact and d == up
+            out[k] = float(up)
+            if out[k] < up:  # the float of a huge integer fell below it: stay a restriction
+                out[k] = math.nextafter(out[k], math.inf)
+                exact = False
+    return out[code.reshape(values.shape)], exact
+
+
+def _scale_products(
+    units: np.ndarray, factors: np.ndarray, resolution: float
+) -> tuple[np.ndarray, bool]:
+    """The table ``ceil(unit * factor * resolution)``, decimals multiplied exactly."""
+    plain = units[:, None] * factors[None, :]
+    if (
+        float(resolution) == int(resolution)
+        and np.all(units == np.floor(units))
+        and np.all(factors == np.floor(factors))
+        and np.all(np.abs(plain * resolution) <= 2.0**53)
+    ):
+        return plain * resolution, True
+    distinct, code = np.unique(units, return_inverse=True)
+    out = np.empty((len(distinct), len(factors)))
+    exact = True
+    with localcontext() as context:
+        context.prec = 800
+        scale = Decimal(repr(float(resolution)))
+        hops = [Decimal(repr(float(h))) for h in factors.tolist()]
+        for k, u in enumerate(distinct.tolist()):
+            base = Decimal(repr(u)) * scale
+            for m, h in enumerate(hops):
+                d = base * h
+                up = int(d.to_integral_value(rounding=ROUND_CEILING))
+                exact = exact and d == up
+                out[k, m] = float(up)
+                if out[k, m] < up:
+                    out[k, m] = math.nextafter(out[k, m], math.inf)
+                    exact = False
+    return out[code], exact
 
 
 @dataclass
@@ -178,7 +270,9 @@ def scale_data(
             for k in range(1, 7):
                 if top * 10**k > 1e12:
                     break
-                if ceil_tol(values * 10**k)[1]:
+                if scale_up(finite, 10**k)[1] and scale_up(
+                    problem.arc_unit, 10**k, factors=hop_values
+                )[1]:
                     resolution = 10**k
                     break
             if resolution is None:
@@ -188,9 +282,9 @@ def scale_data(
             resolution = 10.0 ** math.floor(math.log10(limit / unscaled))
             while unscaled * resolution > limit:  # log10 rounding
                 resolution /= 10.0
-    cost, cost_exact = ceil_tol(np.where(problem.allowed, problem.cost, 0.0) * resolution)
+    cost, cost_exact = scale_up(np.where(problem.allowed, problem.cost, 0.0), resolution)
     cost = np.where(problem.allowed, cost, np.inf)
-    table, delay_exact = ceil_tol(delays * resolution)
+    table, delay_exact = scale_up(problem.arc_unit, resolution, factors=hop_values)
     delay = table[:, hop_code.reshape(problem.hops.shape)]
     n = problem.n_tasks
     slack = (0 if cost_exact else n) + (0 if delay_exact else max(0, n - 1))

@@ -17,7 +17,7 @@ the original one.
 
 A witness answers with a :class:`Verdict`: ``"refuted"`` (infeasible),
 ``"found"`` (a schedule, re-timed on the original data by the earliest-start
-pass of :func:`models._milp_horizon.semi_active`, so it is valid), or
+pass of :func:`models._horizon.semi_active`, so it is valid), or
 ``"unknown"`` (time out, numerics it cannot hold, an engine error), with a reason.
 
 The witnesses share no search with the methods whose proofs they check:
@@ -38,8 +38,11 @@ The witnesses share no search with the methods whose proofs they check:
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -47,23 +50,20 @@ import numpy as np
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
-from models._milp_horizon import order_from_times, semi_active
+from models._horizon import order_from_times, semi_active
 from models._refute_symmetry import interchangeable_classes
 
 __all__ = [
     "Floored",
     "Verdict",
     "floored_data",
+    "grid_data",
+    "witness_bound",
+    "refute_bound",
     "refute_cpsat",
     "refute_milp",
     "refute_bruteforce",
 ]
-
-# Relative distance to an integer below which a scaled value is that integer: float
-# noise of the scaling only (a few ulps), so that no value is ever rounded up by a
-# meaningful amount, which would make the floored data no relaxation.
-_TOL = 1e-12
-
 
 @dataclass(frozen=True)
 class Floored:
@@ -108,31 +108,140 @@ class Verdict:
     seconds: float = 0.0
 
 
-def _floor_tol(values: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Round down, except values within float noise of an integer; and whether all were."""
-    near = np.round(values)
-    close = np.abs(values - near) <= _TOL * np.maximum(1.0, np.abs(values))
-    return np.where(close, near, np.floor(values)), bool(np.all(close))
+def _floor_exact(
+    values: np.ndarray, resolution: float, factor: float = 1.0
+) -> tuple[np.ndarray, bool]:
+    """``floor(value * factor * resolution)``, decided exactly; and whether all were exact.
+
+    Values, factor and resolution are read as their shortest decimals.
+
+    Written for the witnesses (it shares nothing with the models' scaling): a
+    value is never rounded up, however close to the next integer, so the data
+    stay a relaxation.
+    """
+    values = np.asarray(values, dtype=float)
+    if (
+        float(resolution) == int(resolution)
+        and float(factor) == int(factor)
+        and np.all(values == np.floor(values))
+    ):
+        product = values * factor * resolution
+        if np.all(np.abs(product) <= 2.0**53):
+            return product, True
+    distinct, code = np.unique(values, return_inverse=True)
+    out = np.empty(len(distinct))
+    exact = True
+    with localcontext() as context:
+        context.prec = 800
+        scale = Decimal(repr(float(resolution))) * Decimal(repr(float(factor)))
+        for k, v in enumerate(distinct.tolist()):
+            d = Decimal(repr(v)) * scale
+            down = int(d.to_integral_value(rounding=ROUND_FLOOR))
+            exact = exact and d == down
+            out[k] = float(down)
+            if out[k] > down:  # a huge integer's float above it: keep a relaxation
+                out[k] = math.nextafter(out[k], -math.inf)
+                exact = False
+    return out[code.reshape(values.shape)], exact
 
 
-def floored_data(problem: Problem, resolution: float) -> Floored:
-    """Scale ``problem`` by ``resolution`` and round every cost and delay down.
+def grid_data(problem: Problem, resolution: float) -> Floored:
+    """Scale ``problem`` by ``resolution`` and round every cost and delay down, exactly.
 
     Examples
     --------
     >>> p = Problem.from_lists([[1.5, 2.25]], n_processors=2)
-    >>> d = floored_data(p, 10)
+    >>> d = grid_data(p, 10)
     >>> d.exact, d.cost.tolist()
     (False, [[15.0, 22.0]])
-    >>> floored_data(p, 100).exact
+    >>> grid_data(p, 100).exact
     True
+    >>> grid_data(Problem.from_lists([[0.7]]), 10).cost.tolist()
+    [[7.0]]
     """
-    finite = np.where(problem.allowed, problem.cost, 0.0) * resolution
-    cost, cost_exact = _floor_tol(finite)
+    cost, cost_exact = _floor_exact(np.where(problem.allowed, problem.cost, 0.0), resolution)
     cost = np.where(problem.allowed, cost, np.inf)
-    delays = problem.arc_unit[:, None, None] * problem.hops[None, :, :] * resolution
-    delay, delay_exact = _floor_tol(delays)
+    # Delays: the decimal unit times the decimal hop count, floored exactly.
+    hop_values, hop_code = np.unique(problem.hops, return_inverse=True)
+    table = np.empty((problem.n_edges, len(hop_values)))
+    delay_exact = True
+    for m, h in enumerate(hop_values.tolist()):
+        column, ok = _floor_exact(problem.arc_unit, resolution, factor=h)
+        table[:, m] = column
+        delay_exact = delay_exact and ok
+    delay = table[:, hop_code.reshape(problem.hops.shape)]
     return Floored(float(resolution), cost_exact and delay_exact, cost, delay)
+
+
+#: Former name of :func:`grid_data`.
+floored_data = grid_data
+
+
+def witness_bound(problem: Problem, data: Floored) -> int:
+    """A lower bound on the makespan of the integer data, computed for the witnesses alone.
+
+    It shares no code with :mod:`exactsched.bounds` (a constraint of the
+    ``cpsat`` and ``milp`` models, and the early exit of ``bruteforce``), so a
+    fault there cannot make this witness confirm a claim that rests on it. The
+    larger of
+
+    * the optimistic path with communication: the earliest finish of each task
+      on each processor when every predecessor sits where it arrives soonest
+      (no delay on the same processor);
+    * the least-cost path without communication (cheap, for platforms too
+      large for the one above);
+    * the load: the least costs of all tasks spread over the processors,
+      rounded up.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> witness_bound(p, grid_data(p, 1))
+    3
+    """
+    n, n_procs = problem.n_tasks, problem.n_processors
+    if n == 0:
+        return 0
+    cost = data.cost  # inf outside the affinity
+    least = np.where(np.isfinite(cost), cost, np.inf).min(axis=1)
+    load = -(-int(sum(int(c) for c in least.tolist())) // n_procs)
+    chain = [0] * n  # least-cost path ending at each task, without communication
+    for j in problem.topological_order.tolist():
+        preds = problem.predecessors(j).tolist()
+        chain[j] = int(least[j]) + max((chain[i] for i in preds), default=0)
+    bound = max(chain)
+    if problem.n_edges * n_procs * n_procs > 4_000_000:
+        return max(bound, load)
+    off = ~np.eye(n_procs, dtype=bool)
+    finish = np.full((n, n_procs), np.inf)
+    for j in problem.topological_order.tolist():
+        ready = np.zeros(n_procs)
+        for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
+            i = int(problem.arc_src[a])
+            arrive = finish[i][:, None] + np.where(off, data.delay[a], 0.0)
+            np.maximum(ready, arrive.min(axis=0), out=ready)
+        finish[j] = ready + cost[j]
+    path = int(finish.min(axis=1).max())
+    return max(bound, load, path)
+
+
+def refute_bound(problem: Problem, data: Floored, target: int) -> Verdict:
+    """Refuted when :func:`witness_bound` on the integer data exceeds ``target``.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> refute_bound(p, grid_data(p, 1), 2).outcome, refute_bound(p, grid_data(p, 1), 3).outcome
+    ('refuted', 'unknown')
+    """
+    started = time.perf_counter()
+    bound = witness_bound(problem, data)
+    if bound > target:
+        reason = "witness bound reaches the claim"
+        return Verdict("refuted", reason=reason, seconds=_since(started))
+    return Verdict(
+        "unknown", reason=f"witness bound {bound} units below the claim", seconds=_since(started)
+    )
 
 
 def _retime(problem: Problem, proc: np.ndarray, start: np.ndarray, data: Floored) -> Schedule:
@@ -303,7 +412,9 @@ def refute_cpsat(
     for a in range(problem.n_edges):
         i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
         model.add(start[j] >= start[i] + dur[i])
-        d = data.delay[a]
+        # A delay above the target forbids the placement as well as target + 1 does:
+        # clipped, every coefficient stays within CP-SAT's integers (delays of 1e19).
+        d = np.minimum(data.delay[a], float(target) + 1.0)
         qs = [q for q in problem.allowed_processors(j).tolist() if (j, q) in x]
         for p in problem.allowed_processors(i).tolist():
             if (i, p) not in x or not any(d[p, q] for q in qs):
@@ -566,12 +677,18 @@ def mathopt_timedelta(seconds: float) -> Any:
 
 
 def refute_bruteforce(
-    problem: Problem, below: float, *, time_limit: float | None = None
+    problem: Problem,
+    shorter: float | Callable[[float], bool],
+    *,
+    time_limit: float | None = None,
 ) -> Verdict:
-    """Exhaustive search on the original data: is some schedule shorter than ``below``?
+    """Exhaustive search on the original data: is some schedule shorter than the claim?
 
-    Refuted when :func:`models.bruteforce.bruteforce` proves an optimum of at
-    least ``below``; ``"found"`` with its schedule when the optimum is shorter.
+    ``shorter(makespan)`` says whether a makespan beats the claim (a number
+    ``below`` means ``makespan < below``). The search runs without the early
+    exit on :func:`exactsched.bounds.lower_bound` (``trust_bound=False``), so
+    its verdict does not rest on that bound. Refuted when it proves an optimum
+    that is not shorter; ``"found"`` with its schedule when the optimum is.
 
     Examples
     --------
@@ -582,13 +699,19 @@ def refute_bruteforce(
     from exactsched.result import Status
     from models.bruteforce import bruteforce
 
+    if not callable(shorter):
+        below = float(shorter)
+
+        def shorter(makespan: float) -> bool:
+            return makespan < below
+
     started = time.perf_counter()
     try:
-        result = bruteforce(problem, time_limit=time_limit)
+        result = bruteforce(problem, time_limit=time_limit, trust_bound=False)
     except MethodError as error:
         return Verdict("unknown", reason=str(error), seconds=_since(started))
     assert result.makespan is not None and result.schedule is not None
-    if result.makespan < below:
+    if shorter(float(result.makespan)):
         return Verdict("found", result.schedule, "bruteforce: a schedule", _since(started))
     if result.status is Status.OPTIMAL:
         return Verdict("refuted", reason="bruteforce: optimum", seconds=_since(started))

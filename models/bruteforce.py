@@ -48,7 +48,7 @@ branch when a lower bound reaches the best makespan found so far: per unplaced
 task and processor, an earliest start (data from placed predecessors, optimistic
 arrivals from unplaced ones, the processor's last long finish) plus the
 optimistic remaining path with communication
-(:func:`models._milp_horizon.optimistic_paths`), and the processor load after
+(:func:`_remaining_paths`, computed here), and the processor load after
 the current frontier. Both are valid because no later start in the order is
 earlier than the last key's, and no later long task on a processor starts
 before that processor's last long finish.
@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
 
 import numpy as np
 
@@ -75,8 +74,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
-from models._cpsat_locations import interchangeable_classes
-from models._milp_horizon import list_schedule, optimistic_paths
+from models._horizon import list_schedule
 
 __all__ = ["bruteforce", "search_space"]
 
@@ -97,14 +95,47 @@ def search_space(problem: Problem) -> float:
     )
 
 
+def _swap_keeps_hops(hops: np.ndarray, a: int, b: int) -> bool:
+    """Whether exchanging processors ``a`` and ``b`` maps the hop matrix onto itself."""
+    if hops[a, a] != hops[b, b] or hops[a, b] != hops[b, a]:
+        return False
+    rest = np.ones(len(hops), dtype=bool)
+    rest[[a, b]] = False
+    rows = np.array_equal(hops[a, rest], hops[b, rest])
+    return bool(rows and np.array_equal(hops[rest, a], hops[rest, b]))
+
+
+def _classes(problem: Problem) -> list[int]:
+    """Label of each processor: the lowest processor interchangeable with it.
+
+    Written for the search (it shares nothing with the models' class analyses,
+    so a fault there cannot prune the brute force's optimum): equal cost
+    columns (affinity included) and, when some arc carries data, a swap that
+    maps the hop matrix onto itself. That relation is an equivalence (a
+    conjugate of two such swaps is one), so comparing each processor with the
+    first member of each class is enough.
+    """
+    columns = np.where(problem.allowed, problem.cost, np.inf).T
+    has_data = bool(np.any(problem.arc_unit > 0))
+    label = list(range(problem.n_processors))
+    reps: dict[bytes, list[int]] = {}
+    for q in range(problem.n_processors):
+        key = columns[q].tobytes()
+        for r in reps.setdefault(key, []):
+            if not has_data or _swap_keeps_hops(problem.hops, r, q):
+                label[q] = r
+                break
+        else:
+            reps[key].append(q)
+    return label
+
+
 def _twins(problem: Problem) -> list[list[int]]:
     """For each processor, the lower-indexed processors interchangeable with it.
 
     ``p`` and ``r`` are interchangeable when they have the same cost column and
     swapping them maps the hop matrix onto itself (any two with the same cost
-    column when no arc carries data); interchangeability is then
-    an equivalence (a conjugate of two such swaps is one), found in O(P**2)
-    by :func:`models._cpsat_locations.interchangeable_classes`.
+    column when no arc carries data), see :func:`_classes`.
 
     Examples
     --------
@@ -114,11 +145,37 @@ def _twins(problem: Problem) -> list[list[int]]:
     >>> _twins(Problem.from_lists(costs, edges))   # fully connected
     [[], [0], [], [0, 1]]
     """
-    label = interchangeable_classes(problem).tolist()
+    label = _classes(problem)
     twins: list[list[int]] = [[] for _ in label]
     for q, lab in enumerate(label):
         twins[q] = [r for r in range(lab, q) if label[r] == lab] if lab < q else []
     return twins
+
+
+def _remaining_paths(problem: Problem) -> np.ndarray:
+    """``through[i, p]``: least time from the start of ``i`` on ``p`` to the end of the schedule.
+
+    ``cost[i, p]`` plus, over the arcs out of ``i``, the largest least
+    ``delay(p, q) + through[j, q]`` (no delay when ``q == p``); ``inf``
+    outside the affinity. Computed here, for the search alone.
+
+    Examples
+    --------
+    >>> _remaining_paths(Problem.from_lists([[1, 10], [10, 1]], [(0, 1, 5)])).tolist()
+    [[7.0, 11.0], [10.0, 1.0]]
+    """
+    n, n_procs = problem.n_tasks, problem.n_processors
+    cost = np.where(problem.allowed, problem.cost, np.inf)
+    off = ~np.eye(n_procs, dtype=bool)
+    through = np.full((n, n_procs), np.inf)
+    for i in problem.topological_order[::-1].tolist():
+        rest = np.zeros(n_procs)
+        for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
+            j = int(problem.arc_dst[a])
+            delay = np.where(off, problem.arc_unit[a] * problem.hops, 0.0)
+            np.maximum(rest, (delay + through[j][None, :]).min(axis=1), out=rest)
+        through[i] = cost[i] + rest
+    return through
 
 
 class _Search:
@@ -148,8 +205,7 @@ class _Search:
         for r, j in enumerate(self.topo):
             rank[j] = r
         self.rank = rank
-        _, through = optimistic_paths(problem)
-        self.through = through.tolist()
+        self.through = _remaining_paths(problem).tolist()
         self.min_cost = problem.min_cost().tolist()
         self.total_min = float(sum(self.min_cost))
         self.integral = problem.is_integral
@@ -292,6 +348,7 @@ def bruteforce(
     seed: int | None = 0,
     max_tasks: int = 8,
     max_space: float = 1e12,
+    trust_bound: bool = True,
 ) -> Result:
     """Optimal schedule by exhaustive search (tiny instances only).
 
@@ -308,6 +365,11 @@ def bruteforce(
         Refuse instances with more tasks (default 8).
     max_space : float
         Refuse when :func:`search_space` exceeds this (default ``1e12``).
+    trust_bound : bool
+        Stop at once when the first schedule meets :func:`exactsched.lower_bound`
+        (default). False searches anyway, so the answer does not rest on that
+        bound: the certification witness (:func:`models._refute.refute_bruteforce`)
+        runs so.
 
     Returns
     -------
@@ -339,20 +401,33 @@ def bruteforce(
     if time_limit is not None and time_limit < 0:
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")
     started = time.perf_counter()
+    # The delay model's bound holds under every model (contention only adds waits).
     static = _static_lower_bound(problem)
-    initial = list_schedule(problem)
     deadline = None if time_limit is None else started + time_limit
-    search = _Search(problem, float(initial.makespan), deadline)
-    if initial.makespan > static:
-        search.run()
-    if search.best_state is not None:
-        proc, start = search.best_state
-        schedule = Schedule.from_arrays(problem, np.array(proc), np.array(start))
+    if problem.communication != "delay":
+        # Ports and links: the same search over tasks and message stages.
+        from heuristics.heft import heft
+        from models._bruteforce_comm import search_comm
+
+        initial = heft(problem)
+        found, stats, timed_out = (None, {"nodes": 0}, False)
+        if initial.makespan > static or not trust_bound:
+            found, stats, timed_out = search_comm(problem, float(initial.makespan), deadline)
+        schedule = found if found is not None else initial
     else:
-        schedule = initial
+        initial = list_schedule(problem)
+        search = _Search(problem, float(initial.makespan), deadline)
+        if initial.makespan > static or not trust_bound:
+            search.run()
+        if search.best_state is not None:
+            proc, start = search.best_state
+            schedule = Schedule.from_arrays(problem, np.array(proc), np.array(start))
+        else:
+            schedule = initial
+        stats, timed_out = {"nodes": search.nodes}, search.timed_out
     makespan = schedule.makespan
-    stats: dict[str, Any] = {"nodes": search.nodes, "search_space": space}
-    if search.timed_out and makespan > static:  # else the bound proves it anyway
+    stats["search_space"] = space
+    if timed_out and (makespan > static or not trust_bound):
         return Result(
             "bruteforce",
             Status.FEASIBLE,
@@ -371,3 +446,6 @@ def bruteforce(
         time.perf_counter() - started,
         stats,
     )
+
+
+bruteforce.communication_models = ("delay", "single-port", "contention")  # type: ignore[attr-defined]

@@ -58,16 +58,19 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
+from models._grid import EXACT_LIMIT, FLOAT_TOLERANCE, Grid, data_grid
 from models._refute import (
     Floored,
     Verdict,
-    floored_data,
+    grid_data,
+    refute_bound,
     refute_bruteforce,
     refute_cpsat,
     refute_milp,
@@ -86,7 +89,13 @@ __all__ = [
     "DEFAULT_BUDGET_FACTOR",
     "DEFAULT_MIN_BUDGET",
     "BRUTEFORCE_MAX_TASKS",
+    "PROOF_COMPONENTS",
+    "WITNESS_COMPONENTS",
+    "independent_witnesses",
+    "claimed_optimum",
     "certify",
+    "settle",
+    "trusted_bound",
     "apply_policy",
     "agree",
     "Agreement",
@@ -115,8 +124,42 @@ BRUTEFORCE_MAX_TASKS = 7
 
 # CP-SAT's integers and the MILP's tolerances bound the magnitudes of a target.
 _CPSAT_MAX = 2**50
-# Witnesses that share their engine or model with a method are skipped for it.
-_SAME_ENGINE = {"bruteforce": {"bruteforce"}, "milp": {"milp"}}
+
+#: What each method's proof rests on as a constraint (its engine and model, the
+#: components it imports). A witness whose verdict rests on one of these is not
+#: asked to certify that method (docs/exact-models.md, "Independence").
+PROOF_COMPONENTS: dict[str, frozenset[str]] = {
+    "cpsat": frozenset(
+        {"CP-SAT interval model", "foundation bound", "cpsat class analysis", "cpsat scaling"}
+    ),
+    "milp": frozenset(
+        {"MILP engine", "MILP model", "foundation bound", "optimistic paths", "cpsat scaling"}
+    ),
+    "bruteforce": frozenset({"exhaustive search", "foundation bound"}),
+}
+#: What each witness's verdict rests on. The brute-force witness runs the search
+#: without the foundation bound's early exit; the ``bounds`` witness computes its
+#: own bound (:func:`models._refute.witness_bound`); the CP-SAT witness shares
+#: the engine with ``cpsat`` but none of its encoding (no intervals, no presolve,
+#: no LP).
+WITNESS_COMPONENTS: dict[str, frozenset[str]] = {
+    "bounds": frozenset({"witness bound"}),
+    "bruteforce": frozenset({"exhaustive search"}),
+    TIME_INDEXED: frozenset({"CP-SAT time-indexed model"}),
+    CUMULATIVE: frozenset({"CP-SAT cumulative model"}),
+    "cpsat-disjunctive": frozenset({"CP-SAT clause model"}),
+    "milp": frozenset({"MILP engine", "MILP model", "optimistic paths"}),
+}
+#: Witnesses whose "infeasible" never certifies alone (HiGHS has proven false
+#: infeasibility on small integer instances, tests/data/magnitude): their
+#: refutations are recorded, their schedules still catch false proofs.
+NOT_ALONE = frozenset({"milp"})
+#: Methods whose own proof never stands alone: ``optimal`` only when certified.
+CLAIM_ONLY = frozenset({"milp"})
+#: A CP-SAT proof stands alone (``certify=False`` or above the certification
+#: size) only when the scaled makespan is at most this many units: above it
+#: CP-SAT has proven false optima (5000000001499 on tests/data/magnitude/cpsat-1e12.json).
+CPSAT_TRUSTED_UNITS = 2**31
 
 
 # Witness models hold a delay per (arc, processor, processor): above this many the
@@ -129,56 +172,81 @@ def _too_large(problem: Problem) -> bool:
 
 
 def _grid(problem: Problem) -> tuple[float, bool]:
-    """The resolution of :func:`models.cpsat.scale_data` and whether the data lie on it."""
-    if _too_large(problem):
-        return 1.0, problem.is_integral
-    from models.cpsat import scale_data
+    """Grid units per original unit, and whether the data lie on a grid (:mod:`models._grid`)."""
+    grid = data_grid(problem)
+    return float(grid.resolution), grid.exact
 
-    resolution = float(scale_data(problem).resolution)
-    return resolution, floored_data(problem, resolution).exact
+
+def _components(method: str) -> frozenset[str]:
+    return PROOF_COMPONENTS.get(method, frozenset({f"method {method}"}))
+
+
+def independent_witnesses(method: str) -> tuple[str, ...]:
+    """The witnesses, in order, whose verdicts rest on nothing ``method``'s proof used.
+
+    Examples
+    --------
+    >>> independent_witnesses("milp")[-2:]
+    ('cpsat-cumulative', 'cpsat-disjunctive')
+    >>> "bruteforce" in independent_witnesses("bruteforce")
+    False
+    """
+    used = _components(method)
+    return tuple(w for w in WITNESSES if not WITNESS_COMPONENTS[w] & used)
 
 
 @dataclass(frozen=True)
 class _Question:
-    """The decision problem of one witness: makespan <= target on floored data."""
+    """The decision problem of one witness: makespan <= target on integer data."""
 
     data: Floored
     target: int
     below: float  # a refutation rules out every makespan below this, original units
 
 
-def _question(problem: Problem, claimed: float, resolution: float, cap: float) -> _Question:
-    """Floored data and target refuting makespans shorter than ``claimed``.
+def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Question | None:
+    """Integer data and the target whose refutation certifies ``claimed``.
 
-    The resolution drops by powers of ten until ``claimed`` in model units is
-    at most ``cap``. On data off the grid it rises instead to put ``claimed``
-    near ``min(cap, 1e9)`` units, which keeps the rounding loss (and so
-    ``delta``) near a relative ``2 n * 1e-9``.
+    On held grid data: the data exactly (no rounding) and ``target = G - 1``,
+    ``G`` the claim in grid units, so a refutation leaves no schedule one grid
+    step shorter. None when ``G`` exceeds ``cap`` (what the witness's engine
+    holds). On float data: the data rounded down at a power of ten putting
+    the claim near ``min(cap, 1e9)`` units, and the target lowered by the
+    rounding loss of a chain (``2 n - 1`` units): a refutation then leaves no
+    schedule shorter than the claim by more than ``delta``.
     """
-    while claimed * resolution > cap and resolution > 1e-300:
-        resolution /= 10.0
-    data = floored_data(problem, resolution)
-    if not data.exact and claimed > 0:
-        finer = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed))
-        if finer > resolution:
-            resolution = finer
-            data = floored_data(problem, resolution)
-    scaled = claimed * resolution
-    # The claim on the grid (a sum of grid values, up to float noise).
-    top = math.ceil(scaled - max(1e-9, 1e-14 * scaled))
-    # A floored chain of n tasks and n - 1 arcs is shorter by < 2n - 1 units.
-    loss = 0 if data.exact else 2 * problem.n_tasks - 1
-    target = top - loss - 1
+    if grid.exact:
+        top = grid.claim_units(claimed)
+        if top > cap:
+            return None
+        data = grid_data(problem, grid.resolution)
+        assert data.exact
+        return _Question(data, top - 1, top / grid.resolution)
+    resolution = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed)) if claimed > 0 else 1.0
+    data = grid_data(problem, resolution)
+    top = math.ceil(Fraction(claimed) * Fraction(repr(resolution)))
+    target = top - (2 * problem.n_tasks - 1) - 1
     return _Question(data, target, (target + 1) / resolution)
 
 
-def _shorter(schedule: Schedule, claimed: float, resolution: float, on_grid: bool) -> bool:
-    """Whether ``schedule`` is shorter than ``claimed`` beyond floating-point noise."""
-    makespan = float(schedule.makespan)
-    if on_grid:
-        # Both ends lie on the grid up to noise: compare grid steps.
-        return round(makespan * resolution) < round(claimed * resolution)
-    return makespan < claimed - 1e-9 * max(1.0, abs(claimed))
+def _shorter(makespan: float, claimed: float, grid: Grid) -> bool:
+    """Whether a valid schedule of ``makespan`` beats the claim by a grid step (float: 1e-9)."""
+    if grid.exact:
+        return grid.units(makespan) <= grid.claim_units(claimed) - 1 + grid.noise(makespan)
+    return makespan < claimed - FLOAT_TOLERANCE * max(1.0, abs(claimed))
+
+
+def claimed_optimum(result: Result) -> float | None:
+    """The makespan ``result`` claims optimal: an ``OPTIMAL`` one, or a method's unproven claim.
+
+    ``stats["claim"]`` holds the claim of a method whose proof never stands
+    alone (:data:`CLAIM_ONLY`): such a result is ``FEASIBLE`` until certified.
+    """
+    if result.schedule is None or result.makespan is None:
+        return None
+    if result.status is Status.OPTIMAL or result.stats.get("claim") is not None:
+        return float(result.makespan)
+    return None
 
 
 def certify(
@@ -189,27 +257,28 @@ def certify(
     seed: int | None = 0,
     witnesses: Sequence[str] | None = None,
 ) -> Result:
-    """Refute every makespan shorter than the optimum ``result`` claims.
+    """Refute every makespan one grid step shorter than the optimum ``result`` claims.
 
     Parameters
     ----------
     problem : Problem
     result : Result
-        A method's result; only ``OPTIMAL`` ones are certified (others come back
-        unchanged).
+        A method's result; only claimed optima (:func:`claimed_optimum`) are
+        certified (others come back unchanged).
     time_limit : float, optional
         Seconds for all witnesses together (default: none).
     seed : int, optional
         Seed of the randomised witnesses (CP-SAT, MILP).
     witnesses : sequence of str, optional
-        Witnesses to try, in order (default :data:`WITNESSES`, leaving out the
-        ones that share the method's engine).
+        Witnesses to try, in order (default: :func:`independent_witnesses` of
+        the method). An explicit list is tried as given.
 
     Returns
     -------
     Result
-        See the module docstring. ``stats["certify"]`` holds ``seconds``,
-        ``delta``, ``resolution`` and each witness's outcome and reason.
+        See the module docstring. A certified claim is ``OPTIMAL`` with
+        ``lower_bound == makespan``. ``stats["certify"]`` holds ``seconds``,
+        ``delta``, ``grid`` and each witness's outcome and reason.
 
     Raises
     ------
@@ -224,42 +293,62 @@ def certify(
     >>> r.status.value, r.makespan, r.certified, r.certified_by
     ('optimal', 73, True, ('cpsat-disjunctive',))
     """
-    chosen = tuple(WITNESSES if witnesses is None else witnesses)
+    chosen = tuple(independent_witnesses(result.method) if witnesses is None else witnesses)
     for name in chosen:
         if name not in WITNESSES:
             raise ValueError(f"witness {name!r}: unknown; known: {', '.join(WITNESSES)}")
     if witnesses is None:
-        chosen = tuple(w for w in chosen if result.method not in _SAME_ENGINE.get(w, ()))
         # The STG-case witnesses: only the one whose formulation differs from the proof's.
         other = witness_for(problem, result)
         chosen = tuple(w for w in chosen if w not in (TIME_INDEXED, CUMULATIVE) or w == other)
-    if result.status is not Status.OPTIMAL or result.schedule is None:
+    claim = claimed_optimum(result)
+    if claim is None:
         return result
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
-    claimed = float(result.makespan)  # type: ignore[arg-type]
-    resolution, on_grid = _grid(problem)
-    report: dict[str, Any] = {"resolution": resolution, "witnesses": {}}
+    grid = data_grid(problem)
+    report: dict[str, Any] = {
+        "grid": grid.kind,
+        "resolution": grid.resolution,
+        "witnesses": {},
+    }
     refuted_by: list[str] = []
     delta = 0.0
     caught: tuple[str, Schedule] | None = None
+    # Under single-port or contention the witnesses refute on the delay relaxation:
+    # no schedule below the claim there means none here (messages only add waits).
+    relaxed = problem if problem.communication == "delay" else problem.with_communication("delay")
+    if grid.exact and not grid.held:
+        chosen = ()
+        report["reason"] = (
+            f"the data sum to {grid.total:.3g} grid units: "
+            "beyond what floating point holds exactly"
+        )
     for name in chosen:
         remaining = None if deadline is None else deadline - time.perf_counter()
         if remaining is not None and remaining <= 0:
             report["witnesses"][name] = {"outcome": "unknown", "reason": "no time left"}
             continue
-        verdict, below = _ask(
-            problem, name, claimed, (resolution, on_grid), remaining, int(seed or 0)
-        )
+        verdict, below = _ask(relaxed, name, claim, grid, remaining, int(seed or 0))
         report["witnesses"][name] = {
             "outcome": verdict.outcome,
             "reason": verdict.reason,
             "seconds": round(verdict.seconds, 6),
         }
         if verdict.outcome == "refuted":
+            if name in NOT_ALONE:
+                report["witnesses"][name]["reason"] += " (never certifies alone)"
+                continue
             refuted_by.append(name)
-            delta = max(0.0, claimed - below)
+            delta = max(0.0, claim - below)
             break
+        if verdict.outcome == "found" and relaxed is not problem:
+            report["witnesses"][name]["outcome"] = "unknown"
+            report["witnesses"][name]["reason"] = (
+                f"a shorter schedule of the delay relaxation, which says nothing under "
+                f"{problem.communication}"
+            )
+            continue
         if verdict.outcome == "found" and verdict.schedule is not None:
             from exactsched.validate import validate
 
@@ -267,7 +356,7 @@ def certify(
                 report["witnesses"][name]["outcome"] = "unknown"
                 report["witnesses"][name]["reason"] = "witness schedule invalid (a bug)"
                 continue
-            if _shorter(verdict.schedule, claimed, resolution, on_grid):
+            if _shorter(float(verdict.schedule.makespan), claim, grid):
                 caught = (name, verdict.schedule)
                 break
             report["witnesses"][name]["outcome"] = "unknown"
@@ -281,11 +370,16 @@ def certify(
         name, schedule = caught
         stats["false_proof"] = {
             "claimed": result.makespan,
-            "claimed_bound": result.lower_bound,
+            "claimed_bound": result.stats.get("claim", {}).get("bound", result.lower_bound)
+            if isinstance(result.stats.get("claim"), dict)
+            else result.lower_bound,
             "caught_by": name,
             "makespan": schedule.makespan,
         }
-        bound = min(foundation_lower_bound(problem), schedule.makespan)
+        stats.pop("claim", None)
+        bound: float = min(trusted_bound(problem, grid), float(schedule.makespan))
+        if problem.is_integral and bound.is_integer():
+            bound = int(bound)
         return replace(
             result,
             status=Status.FEASIBLE,
@@ -296,52 +390,70 @@ def certify(
             certified=False,
             certified_by=(),
         )
-    return replace(result, stats=stats, certified=bool(refuted_by), certified_by=tuple(refuted_by))
+    if refuted_by:
+        stats.pop("claim", None)
+        return replace(
+            result,
+            status=Status.OPTIMAL,
+            lower_bound=result.makespan,
+            stats=stats,
+            certified=True,
+            certified_by=tuple(refuted_by),
+        )
+    return replace(result, stats=stats, certified=False, certified_by=())
+
+
+def trusted_bound(problem: Problem, grid: Grid | None = None) -> float:
+    """The foundation lower bound, lowered by the float noise of data that are not held.
+
+    The bound no engine computed: what an uncertified claim falls back to.
+    """
+    grid = data_grid(problem) if grid is None else grid
+    bound = float(foundation_lower_bound(problem))
+    if grid.kind == "integer" and grid.held:
+        return bound  # every sum exact
+    # Otherwise the bound is a float computation over the data: take off its rounding.
+    return bound - (4 * problem.n_tasks + 2) * math.ulp(abs(bound))
 
 
 def _ask(
     problem: Problem,
     name: str,
     claimed: float,
-    grid: tuple[float, bool],
+    grid: Grid,
     time_limit: float | None,
     seed: int,
 ) -> tuple[Verdict, float]:
     """Run one witness; its verdict and the makespan below which a refutation holds."""
-    resolution, on_grid = grid
-    if name == "bounds":
-        started = time.perf_counter()
-        bound = float(foundation_lower_bound(problem))
-        if on_grid:
-            # Some optimal schedule ends on the grid of exact data: round up to it.
-            scaled = bound * resolution
-            bound = math.ceil(scaled - 1e-9 * max(1.0, scaled)) / resolution
-            below = claimed - 0.5 / resolution
-        else:
-            below = claimed - 1e-9 * max(1.0, abs(claimed))
-        if bound >= below:
-            verdict = Verdict("refuted", reason="lower bound reaches the claim")
-        else:
-            verdict = Verdict("unknown", reason=f"lower bound {bound:g} below the claim")
-        return replace(verdict, seconds=time.perf_counter() - started), max(below, bound)
     if name == "bruteforce":
         if problem.n_tasks > BRUTEFORCE_MAX_TASKS:
             return Verdict("unknown", reason=f"more than {BRUTEFORCE_MAX_TASKS} tasks"), claimed
-        # On the grid of exact data "shorter" means one step shorter; else a relative 1e-9.
-        step = 0.5 / resolution if on_grid else 0.0
-        below = claimed - max(step, 1e-9 * max(1.0, abs(claimed)))
-        return refute_bruteforce(problem, below, time_limit=time_limit), below
+        return (
+            refute_bruteforce(
+                problem, lambda m: _shorter(m, claimed, grid), time_limit=time_limit
+            ),
+            claimed,
+        )
+    if name == "bounds":
+        question = _question(problem, claimed, grid, EXACT_LIMIT)
+        if question is None:
+            return Verdict("unknown", reason="claim beyond the witness's integers"), claimed
+        return refute_bound(problem, question.data, question.target), question.below
     if _too_large(problem):
         return Verdict("unknown", reason="too many (arc, processor pair) delays"), claimed
     if name in (TIME_INDEXED, CUMULATIVE):
-        question = _question(problem, claimed, resolution, _CPSAT_MAX)
+        question = _question(problem, claimed, grid, _CPSAT_MAX)
+        if question is None:
+            return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
         refute = refute_time_indexed if name == TIME_INDEXED else refute_cumulative
         verdict = refute(problem, question.data, question.target, time_limit=time_limit, seed=seed)
         return verdict, question.below
     if name == "cpsat-disjunctive":
-        question = _question(problem, claimed, resolution, _CPSAT_MAX)
+        question = _question(problem, claimed, grid, _CPSAT_MAX)
+        if question is None:
+            return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
         verdict = refute_cpsat(
@@ -352,13 +464,47 @@ def _ask(
 
     n = max(1, problem.n_tasks)
     cap = milp_module._NUMERIC_BUDGET / (2.0 * n * milp_module._INT_TOL)
-    question = _question(problem, claimed, resolution, cap)
+    question = _question(problem, claimed, grid, cap)
+    if question is None:
+        return Verdict("unknown", reason="claim beyond the MILP's tolerances"), claimed
     if question.target < 0 and not question.data.exact:
         return Verdict("unknown", reason="rounding loss above the claim"), claimed
     verdict = refute_milp(
         problem, question.data, question.target, time_limit=time_limit, seed=seed
     )
     return verdict, question.below
+
+
+def settle(problem: Problem, result: Result) -> Result:
+    """What an uncertified claim may say: ``optimal`` only when the proof stands alone.
+
+    A proof stands alone unless (a) the method is in :data:`CLAIM_ONLY` (the
+    MILP), (b) the data are on a grid that floating point does not hold
+    (:mod:`models._grid`), or (c) it is a CP-SAT proof above
+    :data:`CPSAT_TRUSTED_UNITS` scaled units. Such a result becomes
+    ``FEASIBLE`` with :func:`trusted_bound` (``stats["claim"]`` keeps what the
+    method claimed). Certified results come back unchanged.
+    """
+    if result.certified or claimed_optimum(result) is None:
+        return result
+    grid = data_grid(problem)
+    reason = None
+    if result.method in CLAIM_ONLY:
+        reason = f"a {result.method} proof is not trusted without a witness of another engine"
+    elif grid.exact and not grid.held:
+        reason = "the data are beyond what floating point holds exactly"
+    elif result.method == "cpsat":
+        units = float(result.makespan) * float(result.stats.get("resolution", 1.0))  # type: ignore[arg-type]
+        if units > CPSAT_TRUSTED_UNITS:
+            reason = f"a CP-SAT proof at {units:.3g} scaled units is not trusted alone"
+    if reason is None:
+        return result
+    claim = result.stats.get("claim") or {"makespan": result.makespan, "bound": result.lower_bound}
+    stats = {**dict(result.stats), "claim": {**claim, "why_not_optimal": reason}}
+    bound: float = min(trusted_bound(problem, grid), float(result.makespan))  # type: ignore[arg-type]
+    if problem.is_integral and bound.is_integer():
+        bound = int(bound)
+    return replace(result, status=Status.FEASIBLE, lower_bound=bound, stats=stats)
 
 
 def apply_policy(
@@ -371,8 +517,8 @@ def apply_policy(
 ) -> Result:
     """The certification :func:`exactsched.solve` applies after an exact method.
 
-    ``certify_option`` False: nothing (``certified`` stays None). True: every
-    ``OPTIMAL`` result is certified within ``time_limit`` (or
+    ``certify_option`` False: no witness (``certified`` stays None). True: every
+    claimed optimum (:func:`claimed_optimum`) is certified within ``time_limit`` (or
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
     optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks (any
     size on identical processors without communication) are certified within
@@ -380,6 +526,8 @@ def apply_policy(
     and within what is left of ``time_limit`` (at least 0.5 s);
     larger ones are left uncertified (``certified=None``). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
+    In every case an uncertified claim then goes through :func:`settle`: it
+    stays ``optimal`` only when its proof stands alone.
 
     Examples
     --------
@@ -388,18 +536,18 @@ def apply_policy(
     >>> solve(p, "cpsat", time_limit=10, workers=1).certified
     True
     """
-    if certify_option is False or result.status is not Status.OPTIMAL:
-        return result
+    if certify_option is False or claimed_optimum(result) is None:
+        return settle(problem, result)
     if certify_option is None:
         # Identical processors without communication have fast witnesses at any size.
         if problem.n_tasks > DEFAULT_MAX_TASKS and witness_for(problem, result) is None:
-            return result
+            return settle(problem, result)
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
         if time_limit is not None:  # the call's limit holds, give or take half a second
             budget = min(budget, max(0.5, time_limit - result.seconds))
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
-    return certify(problem, result, time_limit=budget, seed=seed)
+    return settle(problem, certify(problem, result, time_limit=budget, seed=seed))
 
 
 @dataclass(frozen=True)
@@ -422,7 +570,12 @@ class Agreement:
     reasons: tuple[str, ...] = ()
 
 
-def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
+def agree(
+    results: Iterable[Result],
+    *,
+    problem: Problem | None = None,
+    rel_tol: float = FLOAT_TOLERANCE,
+) -> Agreement:
     """Check the results of several methods on one instance against each other.
 
     Two contradictions make the instance ``"disputed"`` (a study must then
@@ -431,12 +584,21 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
     above a valid schedule is the same thing). A certified optimum does not
     override a contradiction either.
 
+    "Differ" is decided on the data's grid (:mod:`models._grid`): on integer
+    and decimal data two answers one grid step apart or more differ, whatever
+    their size (3000000001998 and 3000000002331 differ); only on float data
+    is there a tolerance, ``rel_tol`` relative. Without ``problem`` the grid is
+    the integers when every number compared is an integer, else ``rel_tol``
+    applies: pass the problem.
+
     Parameters
     ----------
     results : iterable of Result
         Results on the same instance (schedules already validated).
+    problem : Problem, optional
+        The instance, whose grid decides what "differ" means.
     rel_tol : float
-        Relative tolerance of the comparisons (default 1e-9).
+        Relative tolerance on float data (default :data:`models._grid.FLOAT_TOLERANCE`, 1e-9).
 
     Returns
     -------
@@ -446,24 +608,42 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
     --------
     >>> from exactsched import Problem, solve
     >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
-    >>> agree([solve(p, "bruteforce"), solve(p, "heft")])
+    >>> agree([solve(p, "bruteforce"), solve(p, "heft")], problem=p)
     Agreement(status='agreed', optimum=5, reasons=())
     >>> bad = replace(solve(p, "heft"), lower_bound=6)
     >>> agree([solve(p, "bruteforce"), bad]).status
     'disputed'
+    >>> a = replace(solve(p, "bruteforce"), makespan=3000000001998)
+    >>> b = replace(solve(p, "bruteforce"), makespan=3000000002331)
+    >>> agree([a, b]).status
+    'disputed'
     """
     results = list(results)
+    numbers = [
+        float(x)
+        for r in results
+        for x in (r.makespan, r.lower_bound)
+        if x is not None and math.isfinite(float(x))
+    ]
+    if problem is not None:
+        grid = data_grid(problem)
+    elif numbers and all(x.is_integer() for x in numbers):
+        grid = Grid("integer", 0, None, 1, True)
+    else:
+        grid = Grid("float", None, None, 1, False)
 
-    def close(a: float, b: float) -> bool:
-        return abs(a - b) <= rel_tol * max(1.0, abs(a), abs(b))
+    def differ(a: float, b: float) -> bool:
+        if not grid.exact:
+            return abs(a - b) > rel_tol * max(1.0, abs(a), abs(b))
+        return grid.steps_apart(a, b)
 
     reasons: list[str] = []
     optima = [r for r in results if r.status is Status.OPTIMAL and r.makespan is not None]
     for k, a in enumerate(optima):
         for b in optima[k + 1 :]:
-            if not close(float(a.makespan), float(b.makespan)):  # type: ignore[arg-type]
+            if differ(float(a.makespan), float(b.makespan)):  # type: ignore[arg-type]
                 reasons.append(
-                    f"{a.method} proves {a.makespan:g} but {b.method} proves {b.makespan:g}"
+                    f"{a.method} proves {a.makespan!r} but {b.method} proves {b.makespan!r}"
                 )
     for a in results:
         if a.lower_bound is None:
@@ -471,10 +651,10 @@ def agree(results: Iterable[Result], *, rel_tol: float = 1e-9) -> Agreement:
         for b in results:
             if b is a or b.makespan is None:
                 continue
-            if a.lower_bound > b.makespan and not close(a.lower_bound, b.makespan):
+            if a.lower_bound > b.makespan and differ(float(a.lower_bound), float(b.makespan)):
                 reasons.append(
-                    f"{a.method}'s bound {a.lower_bound:g} is above "
-                    f"{b.method}'s valid makespan {b.makespan:g}"
+                    f"{a.method}'s bound {a.lower_bound!r} is above "
+                    f"{b.method}'s valid makespan {b.makespan!r}"
                 )
     if reasons:
         return Agreement("disputed", None, tuple(reasons))

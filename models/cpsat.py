@@ -61,6 +61,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from exactsched.bounds import (
+    ENERGETIC_CELLS,
+    ENERGETIC_STEPS,
     class_load_bound,
     critical_path_bound,
     isolation_bound,
@@ -385,10 +387,11 @@ def final_status(
 
     The bound is rounded up where the optimum is known to lie on a grid
     (integer data: an integer; exactly scaled data: a multiple of
-    ``1 / resolution``). ``OPTIMAL`` needs ``makespan <= bound``: up to
-    floating-point noise (a relative ``1e-9``) when the data were scaled
-    exactly, strictly otherwise, so a proof on rounded data never passes for
-    one on the original numbers.
+    ``1 / resolution``). ``OPTIMAL`` needs ``makespan <= bound``: exactly on
+    integer data, up to the float rounding of the schedule's sums (``(4 n +
+    2)`` ulps of the makespan) on other exactly scaled data, strictly
+    otherwise, so a proof on rounded data never passes for one on the
+    original numbers.
 
     Examples
     --------
@@ -404,7 +407,11 @@ def final_status(
     elif data.exact:
         bound = float(ceil_tol(np.array([bound * data.resolution]))[0][0]) / data.resolution
     bound = min(bound, makespan)
-    tol = _TOL * max(1.0, abs(makespan)) if data.exact else 0.0
+    # On exact data the makespan lies on the grid up to the float rounding of its
+    # sums (none on integers): at most (4n + 2) ulps, never a relative snap.
+    tol = 0.0
+    if data.exact and not problem.is_integral:
+        tol = (4 * problem.n_tasks + 2) * math.ulp(abs(float(makespan)))
     if makespan <= bound + tol:
         return Status.OPTIMAL, makespan
     return Status.FEASIBLE, bound
@@ -752,6 +759,8 @@ def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     """
     classes = len(processor_classes(problem))
     lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
+    # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass).
+    lp += 1e-7 * min(ENERGETIC_CELLS, ENERGETIC_STEPS**2 * problem.n_tasks * classes)
     if classes > 1 and "scipy.optimize" not in sys.modules:
         lp += 0.6  # the first LP imports scipy.optimize
     ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2

@@ -12,7 +12,7 @@ from shared_cases import fork
 import exactsched
 from exactsched import MethodError, Problem, Status, validate
 from exactsched.generators import random_instance
-from models._milp_horizon import order_from_times, semi_active
+from models._horizon import order_from_times, semi_active
 from models.bruteforce import bruteforce, search_space
 
 ACCEL = ["cpu", "cpu", "cpu", "gpu"]

@@ -410,3 +410,145 @@ def test_subprocess_sample(tmp_path, argv, stdout_full):
             check=False,
         )
     assert_one_line(proc.returncode, proc.stderr)
+
+
+# ---- item 6: absurd sizes are refused up front, with the size they would have -------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["generate", "cholesky", "--tiles", "99999999"],
+         "generate cholesky --tiles 99999999: 166,666,666,666,666,650,000,000 tasks, more "
+         "than the limit of 1,000,000 (exactsched.limits.MAX_TASKS)"),
+        (["generate", "qr", "--tiles", "2000"], "generate qr --tiles 2000: 2,668,667,000 tasks"),
+        (["generate", "lu", "--tiles", "200"], "generate lu --tiles 200: 2,686,700 tasks"),
+        (["generate", "random", "--tasks", "5", "--count", "99999999999"],
+         "argument --count: expected an integer from 1 to 100000"),
+        (["generate", "random", "--tasks", "2000000"],
+         "argument --tasks: expected an integer from 1 to 1000000"),
+        (["generate", "random", "--tasks", "200000", "--generator", "erdos-renyi"],
+         "5,999,970,000 edges expected, more than the limit of 20,000,000"),
+        (["generate", "random", "--tasks", "5", "--platform", "fully-connected:99999999999"],
+         "platform 'fully-connected:99999999999': 99,999,999,999 processors, more than the "
+         "limit of 8,192 (exactsched.limits.MAX_PROCESSORS)"),
+        (["info", EXAMPLE, "--platform", "mesh:100000x100000"], "10,000,000,000 processors"),
+        (["info", EXAMPLE, "--platform", "cpu-gpu:99999+1"], "100,000 processors"),
+        (["info", EXAMPLE, "--platform", "torus:99x99x99"], "970,299 processors"),
+        (["info", EXAMPLE, "--platform", "hypercube:16384"], "16,384 processors"),
+    ],
+)  # fmt: skip
+def test_absurd_sizes_are_refused_with_their_size(capsys, tmp_path, argv, message):
+    if argv[0] == "generate":
+        argv = [*argv, "-o", str(tmp_path / "x.json")]
+    status, _, err = run(capsys, argv)
+    assert_one_line(status, err)
+    assert message in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_stg_header_of_a_trillion_tasks(capsys, tmp_path):
+    path = tmp_path / "big.stg"
+    path.write_text("999999999999\n0 0 0\n")
+    status, _, err = run(capsys, ["info", path, "--platform", "single-gpu"])
+    assert_one_line(status, err)
+    assert "big.stg:1: the header: 999,999,999,999 tasks, more than the limit" in err
+
+
+def test_instances_over_the_limits(capsys, tmp_path):
+    from exactsched.limits import MAX_PROCESSORS
+
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": f"p{k}"} for k in range(MAX_PROCESSORS + 1)]},
+        "tasks": [{"id": "a", "cost": 1}],
+    }
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["info", path])
+    assert_one_line(status, err)
+    assert "platform.processors: 8,193 processors, more than the limit of 8,192" in err
+
+
+# ---- item 12: options that would be ignored are refused ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["generate", "cholesky", "--tiles", "3", "--ccr", "2", "-o", "{out}.json"],
+         "--ccr: not an option of generate cholesky"),
+        (["generate", "random", "--tasks", "5", "--tiles", "3", "-o", "{out}.json"],
+         "--tiles: not an option of generate random"),
+        (["generate", "random", "--tasks", "5", "--layers", "3", "-o", "{out}.json"],
+         "--layers: only with --generator layered"),
+        (["generate", "random", "--tasks", "5", "--drop-dummies", "-o", "{out}.json"],
+         "--drop-dummies: not an option of generate random"),
+        (["generate", "lu", "--tiles", "2", "--platform", "cpu-gpu:1+1", "--rate", "cpu=1",
+          "--rate", "tpu=3", "-o", "{out}.json"],
+         "--rate tpu=3: the platform cpu-gpu:1+1 has no processor type 'tpu' (its types: "
+         "cpu, gpu)"),
+        (["convert", "{wf}", "-o", "{out}.json", "--platform", "single-gpu", "--speed", "tpu=3"],
+         "--speed tpu=3: the platform single-gpu has no processor type 'tpu'"),
+        (["convert", "{dot}", "-o", "{out}.json", "--platform", "single-gpu", "--drop-dummies"],
+         "--drop-dummies: only for STG input"),
+        (["convert", EXAMPLE, "-o", "{out}.json", "--speed", "gpu=3"],
+         "--speed: only for WfCommons input"),
+        (["orderings", EXAMPLE, "--count", "--time-limit", "-2"],
+         "argument --time-limit: expected a finite number of seconds >= 0, got '-2'"),
+        (["solve", EXAMPLE, "-m", "heft", "--output", ""], "--output: empty path"),
+        (["results", "{db}", "--report", ""], "--report: empty path"),
+        (["results", "{db}", "--plots", ""], "--plots: empty path"),
+        (["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "--db", ""],
+         "--db: empty path"),
+        (["generate", "random", "--tasks", "5", "-o", ""], "--output: empty path"),
+        (["convert", EXAMPLE, "-o", ""], "--output: empty path"),
+        (["solve", EXAMPLE, "-m", "heft", "-o", "log=true"],
+         "--output log=true: looks like a method option; -o is --output FILE, options take "
+         "-O/--option KEY=VALUE"),
+    ],
+)  # fmt: skip
+def test_ignored_or_empty_options_are_refused(capsys, files, argv, message):
+    dot = str(ROOT / "tests" / "data" / "sinnen-dot" / "Nodes_7_OutTree.dot")
+    status, _, err = run(capsys, [a.format(wf=WFCOMMONS, dot=dot, **files) for a in argv])
+    assert_one_line(status, err)
+    assert message in err
+
+
+def test_solve_takes_options_with_capital_o(capsys, files):
+    status, out, err = run(capsys, ["solve", EXAMPLE, "-m", "heft", "-O", "ranking=median",
+                                    "-o", files["out"] + ".heft.json", "--json"])  # fmt: skip
+    assert status == 0, err
+    assert json.loads(out)["makespan"] > 0
+    assert Path(files["out"] + ".heft.json").exists()
+
+
+# ---- item 14: generated instances are told apart by name ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["random", "--tasks", "8"],
+        ["random", "--tasks", "8", "--generator", "daggen"],
+        ["cholesky", "--tiles", "2"],
+        ["stg", str(ROOT / "tests" / "data" / "stg" / "50" / "rand0000.stg")],
+        ["random", "--tasks", "8", "--name", "mine"],
+    ],
+    ids=lambda a: "-".join(a[:1] + a[-2:]),
+)
+def test_generate_count_gives_distinct_names(capsys, tmp_path, argv):
+    count = 12 if argv[0] == "random" else 3
+    status, _, err = run(capsys, ["generate", *argv, "--seed", "5", "--count", str(count),
+                                  "-o", str(tmp_path)])  # fmt: skip
+    assert status == 0, err
+    names = [json.loads(p.read_text())["name"] for p in sorted(tmp_path.iterdir())]
+    assert len(names) == len(set(names)) == count
+    for seed in range(5, 5 + count):
+        assert sum(name.endswith(f"-seed{seed}") for name in names) == 1
+    if "--name" not in argv:
+        what = {"cholesky": "cholesky", "stg": "rand0000"}.get(argv[0], "topcuoglu")
+        if "--generator" in argv:
+            what = argv[argv.index("--generator") + 1]
+        size = "-n8-" if argv[0] == "random" else ("-N2-" if argv[0] == "cholesky" else "-n52-")
+        assert all(what in n and size in n for n in names), names

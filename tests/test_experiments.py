@@ -501,3 +501,33 @@ def test_example_study_runs_quick(tmp_path, capsys):
     assert "5 instance(s), certified optimum known for 5" in out
     assert (tmp_path / "study" / "report.md").read_text().startswith("# Optimality-gap study")
     assert (tmp_path / "study" / "plots" / "profile.png").exists()
+
+
+def test_a_study_on_big_integers_sees_one_step_disputes_and_gaps():
+    # Issue 15, item 3 through the database: 1998 and 2331 at 3e12 are a dispute,
+    # gaps are to the best known and 2331 is not "the optimum found".
+    from exactsched import Problem
+    from exactsched.experiments.instances import describe
+    from exactsched.experiments.report import compare_text
+
+    problem = Problem.from_lists([[3e12, 3e12 + 7], [5, 9]], [(0, 1, 3)])
+    store = Store(":memory:")
+    info = describe(problem, "")
+    store.add_instances([info])
+    row = dict(lower_bound=None, certified=True, speedup=None, slr=None, failed=False,
+               seconds=0.1, error=None, schedule=None, stats=None)  # fmt: skip
+    store.add_run(info.key, "cpsat", "{}", "1",
+                  {**row, "status": "optimal", "makespan": 3000000001998.0,
+                   "lower_bound": 3000000001998.0})  # fmt: skip
+    store.add_run(info.key, "milp", "{}", "1",
+                  {**row, "status": "optimal", "makespan": 3000000002331.0,
+                   "lower_bound": 3000000002331.0})  # fmt: skip
+    store.add_run(info.key, "heft", "{}", "1",
+                  {**row, "status": "feasible", "makespan": 3000000002331.0})  # fmt: skip
+    rows = {r["method"]: r for r in load_rows(store)}
+    assert rows["heft"]["disputed"] == "cpsat proves 3000000001998 but milp proves 3000000002331"
+    assert rows["heft"]["optimum"] is None and rows["heft"]["reference"] == 3000000001998
+    assert rows["heft"]["gap"] == pytest.approx(333 / 3000000001998, rel=1e-6)
+    assert rows["cpsat"]["gap"] == 0.0
+    text = compare_text(list(rows.values()))
+    assert "1.1e-08%" in text and "3000000002331" in text

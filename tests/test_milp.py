@@ -11,9 +11,19 @@ from shared_cases import fork
 import exactsched
 from exactsched import MethodError, Problem, Status, validate
 from exactsched.generators import random_instance
-from models.milp import build_model, milp
+from models.milp import build_model
+from models.milp import milp as raw_milp
 
 OPTS = {"workers": 1, "seed": 0, "time_limit": 30}
+
+
+def milp(problem: Problem, **options: object) -> exactsched.Result:
+    """The method as ``exactsched.solve`` runs it, certification on.
+
+    A MILP proof counts as ``optimal`` only once a witness of another engine
+    certifies it (``models.certify.CLAIM_ONLY``); :func:`raw_milp` returns the claim.
+    """
+    return exactsched.solve(problem, "milp", certify=True, **options)  # type: ignore[arg-type]
 
 
 ACCEL = ["cpu", "cpu", "cpu", "gpu"]
@@ -158,7 +168,7 @@ def test_model_size() -> None:
 def test_bad_options(options: dict, message: str) -> None:
     p = Problem.from_lists([1], n_processors=1)
     with pytest.raises(MethodError, match=message):
-        milp(p, **options)
+        raw_milp(p, **options)
 
 
 def test_unknown_option_through_solve() -> None:
@@ -249,12 +259,35 @@ def test_time_limit_bounds_model_building() -> None:
 
 def test_identical_calls_give_identical_answers() -> None:
     p = random_instance(8, 3, topology="matrix", integral=False, seed=5)
-    first, second = milp(p, **OPTS), milp(p, **OPTS)
+    first, second = raw_milp(p, **OPTS), raw_milp(p, **OPTS)
     assert (first.status, first.makespan, first.lower_bound) == (
         second.status,
         second.makespan,
         second.lower_bound,
     )
+
+
+def test_a_milp_proof_alone_is_a_claim() -> None:
+    # HiGHS proves false optima (tests/data/magnitude/highs-small-57.json claims 58):
+    # the method's own proof is a claim, FEASIBLE with the foundation bound.
+    p = exactsched.load_instance("examples/topcuoglu2002.json")
+    raw = raw_milp(p, **OPTS)
+    assert raw.status is Status.FEASIBLE and raw.stats["claim"]["makespan"] == 73
+    alone = exactsched.solve(p, "milp", certify=False, **OPTS)
+    assert alone.status is Status.FEASIBLE and alone.lower_bound <= 73
+    certified = exactsched.solve(p, "milp", **OPTS)
+    assert certified.status is Status.OPTIMAL and certified.certified
+    assert "milp" not in certified.certified_by
+
+
+def test_seed_makes_the_horizon_reproducible() -> None:
+    from models._horizon import horizon_schedule
+
+    p = exactsched.load_instance("tests/data/magnitude/dispute-1e12.json")
+    first = {horizon_schedule(p, seed=0)[0].makespan for _ in range(5)}
+    assert len(first) == 1
+    runs = {raw_milp(p, **OPTS).makespan for _ in range(4)}
+    assert len(runs) == 1
 
 
 def test_refuses_more_tasks_than_it_can_build_in_time():
@@ -263,4 +296,4 @@ def test_refuses_more_tasks_than_it_can_build_in_time():
 
     problem = random_instance(MAX_TASKS + 1, 2, seed=0)
     with pytest.raises(MethodError, match="more than 1000"):
-        milp(problem, time_limit=1)
+        raw_milp(problem, time_limit=1)

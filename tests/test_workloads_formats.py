@@ -347,3 +347,67 @@ def test_instance_preset_with_network_overrides():
 def test_instance_preset_errors(platform, match):
     with pytest.raises(InstanceError, match=match):
         load_instance({**DOC, "platform": platform})
+
+
+# ---- issue 16, item 13: conversions keep what they can carry --------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "topcuoglu2002.json"
+
+
+def test_json_dot_json_keeps_per_processor_costs(tmp_path):
+    from exactsched import solve, validate
+    from exactsched.cli import main
+
+    dot, back = tmp_path / "t.dot", tmp_path / "t.json"
+    assert main(["convert", str(EXAMPLE), "-o", str(dot)]) == 0
+    assert 'Costs="14 16 9"' in dot.read_text()
+    assert main(["convert", str(dot), "-o", str(back), "--platform", str(EXAMPLE)]) == 0
+    original, again = load_instance(EXAMPLE), load_instance(back)
+    assert (again.cost == original.cost).all() and graph(again)[1] == graph(original)[1]
+    result = solve(again, "heft")
+    assert result.makespan == 80 and validate(again, result.schedule) == []
+
+
+@pytest.mark.parametrize("engine", ["builtin", "pydot"])
+def test_dot_round_trip_keeps_odd_ids_and_affinity(engine):
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p"}, {"id": "q"}]},
+        "tasks": [
+            {"id": "a\\b", "cost": [1, 2]},
+            {"id": 'c"d\\', "cost": 3, "processors": ["q"]},
+            {"id": "e\\\\f", "cost": 1},
+        ],
+        "edges": [{"src": "a\\b", "dst": 'c"d\\', "data": 2}],
+    }
+    problem = load_instance(doc)
+    again = read_dot(write_dot(problem), platform=doc["platform"], engine=engine)
+    assert again.task_ids == problem.task_ids
+    assert (again.allowed == problem.allowed).all()
+    assert (again.cost[again.allowed] == problem.cost[problem.allowed]).all()
+
+
+def test_dot_costs_must_match_the_platform():
+    text = 'digraph g {\n a [Weight=2, Costs="1 3"];\n}\n'
+    with pytest.raises(InstanceError, match=r"dot:2: node 'a': Costs lists 2 numbers, the "
+                       r"platform has 3 processors"):  # fmt: skip
+        read_dot(text, 3)
+    with pytest.raises(InstanceError, match="Costs must be numbers"):
+        read_dot('digraph g {\n a [Weight=2, Costs="1 x"];\n}\n', 2)
+
+
+def test_wfcommons_children_only_gives_the_same_edges(tmp_path):
+    doc = json.loads(WF.read_text())
+    wf = doc["workflow"]
+    tasks = wf["specification"]["tasks"] if "specification" in wf else wf["tasks"]
+    for task in tasks:
+        task.pop("parents", None)
+    children_only = tmp_path / "children.json"
+    children_only.write_text(json.dumps(doc))
+    expected = read_wfcommons(WF, "single-gpu")
+    got = read_wfcommons(children_only, "single-gpu")
+    assert expected.n_edges > 0 and graph(got) == graph(expected)
+    tasks[0]["children"] = ["nowhere"]
+    children_only.write_text(json.dumps(doc))
+    with pytest.raises(InstanceError, match="unknown child 'nowhere'"):
+        read_wfcommons(children_only, "single-gpu")

@@ -46,6 +46,7 @@ import os
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from exactsched.experiments.store import Store
@@ -179,11 +180,68 @@ def _agreement(rows: Sequence[dict[str, Any]], step: Callable[[], float | None])
         if unit is not None:
             # On the grid: one step apart is a different answer, less is float noise.
             rel_tol = 0.5 * unit / max(1.0, *(abs(v) for v in values))
-    return agree(results, rel_tol=rel_tol)
+    verdict = agree(results, rel_tol=rel_tol)
+    if verdict.status == "disputed" and near:
+        # agree's reasons print "3e+12 but 3e+12": say which digits differ.
+        verdict = replace(verdict, reasons=(_reason(results, rel_tol) or verdict.reasons[0],))
+    return verdict
+
+
+def _exact(value: float) -> str:
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _reason(results: Sequence[Any], rel_tol: float) -> str | None:
+    """The first contradiction among ``results``, every digit shown."""
+
+    def apart(a: float, b: float) -> bool:
+        return abs(a - b) > rel_tol * max(1.0, abs(a), abs(b))
+
+    optima = [r for r in results if r.status.value == "optimal" and r.makespan is not None]
+    for k, a in enumerate(optima):
+        for b in optima[k + 1 :]:
+            if apart(a.makespan, b.makespan):
+                return (
+                    f"{a.method} proves {_exact(a.makespan)} but {b.method} proves "
+                    f"{_exact(b.makespan)}"
+                )
+    for a in results:
+        for b in results:
+            if a is b or a.lower_bound is None or b.makespan is None:
+                continue
+            if a.lower_bound > b.makespan and apart(a.lower_bound, b.makespan):
+                return (
+                    f"{a.method}'s bound {_exact(a.lower_bound)} is above {b.method}'s "
+                    f"valid makespan {_exact(b.makespan)}"
+                )
+    return None
+
+
+def _stepper(problem: Any) -> Callable[[], float | None]:
+    """A function giving :func:`grid_step` of ``problem`` (a Problem or its JSON
+    document, parsed on the first call), computed once."""
+    cache: list[float | None] = []
+
+    def step() -> float | None:
+        if not cache:
+            found = problem
+            if isinstance(found, str):
+                from exactsched.instance import load_instance
+
+                found = load_instance(json.loads(found))
+            cache.append(None if found is None else grid_step(found))
+        return cache[0]
+
+    return step
 
 
 def instance_references(
-    rows: Sequence[dict[str, Any]], problem: Any = None
+    rows: Sequence[dict[str, Any]],
+    problem: Any = None,
+    *,
+    step: Callable[[], float | None] | None = None,
 ) -> dict[str, Any]:
     """Optimum, best known, best bound and dispute of one instance's rows.
 
@@ -196,6 +254,8 @@ def instance_references(
         The instance (or its JSON document, parsed only if needed), for the grid
         of its data (see :func:`grid_step`); without it answers within 1e-9
         relative agree.
+    step : callable, optional
+        Gives the grid step instead of ``problem`` (see :func:`_stepper`).
 
     Returns
     -------
@@ -228,18 +288,7 @@ def instance_references(
     bounded = [r for r in rows if r["lower_bound"] is not None and r["status"] != "invalid"]
     best_known = min((r["makespan"] for r in valid), default=None)
     best_bound = max((r["lower_bound"] for r in bounded), default=None)
-    cache: list[float | None] = []
-
-    def step() -> float | None:
-        if not cache:
-            found = problem
-            if isinstance(found, str):
-                from exactsched.instance import load_instance
-
-                found = load_instance(json.loads(found))
-            cache.append(None if found is None else grid_step(found))
-        return cache[0]
-
+    step = step or _stepper(problem)
     verdict = _agreement([r for r in rows if r["status"] != "invalid"], step)
     disputed = verdict.reasons[0] if verdict.status == "disputed" else None
     optimum = certified_by = None
@@ -272,12 +321,25 @@ def instance_references(
     }  # fmt: skip
 
 
-def _degradation(value: float | None, reference: float | None) -> float | None:
-    """:func:`exactsched.result.relative_gap`, and 0 within the float tolerance."""
+def _degradation(
+    value: float | None,
+    reference: float | None,
+    step: Callable[[], float | None] | None = None,
+) -> float | None:
+    """:func:`exactsched.result.relative_gap`, and 0 for float noise.
+
+    Noise is a difference within 1e-9 relative; with ``step`` (the data's grid,
+    see :func:`grid_step`) only a difference below half a grid step is noise, so
+    on integer data 3,000,000,002,331 is not 3,000,000,001,998 however close.
+    """
     from exactsched.result import relative_gap
 
-    if value is not None and reference is not None and _close(value, reference):
-        return 0.0
+    if value is not None and reference is not None and value != reference and _close(
+        value, reference
+    ):
+        unit = None if step is None else step()
+        if unit is None or abs(value - reference) < 0.5 * unit:
+            return 0.0
     return relative_gap(value, reference)
 
 
@@ -349,14 +411,15 @@ def load_rows(
     for r in rows:
         by_instance[r["instance_key"]].append(r)
     for key, group in by_instance.items():
-        ref = instance_references(group, instances.get(key, {}).get("document"))
+        step = _stepper(instances.get(key, {}).get("document"))
+        ref = instance_references(group, step=step)
         for r in group:
             r.update(ref)
             m = r["makespan"]
-            r["gap"] = _degradation(m, ref["reference"])
-            r["gap_to_optimum"] = _degradation(m, ref["optimum"])
-            r["gap_to_best"] = _degradation(m, ref["best_known"])
-            r["gap_to_bound"] = _degradation(m, ref["best_bound"])
+            r["gap"] = _degradation(m, ref["reference"], step)
+            r["gap_to_optimum"] = _degradation(m, ref["optimum"], step)
+            r["gap_to_best"] = _degradation(m, ref["best_known"], step)
+            r["gap_to_bound"] = _degradation(m, ref["best_bound"], step)
     return [{**{c: r.get(c) for c in EXPORT_COLUMNS}, "mst": r.get("mst")} for r in rows]
 
 
@@ -430,11 +493,11 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     Examples
     --------
     >>> rows = [dict(instance_key="i", label="h1", kind="heuristic", makespan=10.0,
-    ...              gap=0.0, optimum=10.0, reference_kind="optimum", failed=False,
-    ...              status="feasible", seconds=0.1),
+    ...              gap=0.0, gap_to_optimum=0.0, optimum=10.0, reference_kind="optimum",
+    ...              failed=False, status="feasible", seconds=0.1),
     ...         dict(instance_key="i", label="h2", kind="heuristic", makespan=11.0,
-    ...              gap=0.1, optimum=10.0, reference_kind="optimum", failed=False,
-    ...              status="feasible", seconds=0.3)]
+    ...              gap=0.1, gap_to_optimum=0.1, optimum=10.0, reference_kind="optimum",
+    ...              failed=False, status="feasible", seconds=0.3)]
     >>> [(s["method"], s["share_optimal"], s["apd"], s["wins"]) for s in summarise(rows)]
     [('h1', 1.0, 0.0, 1), ('h2', 0.0, 10.0, 0)]
     """
@@ -453,10 +516,7 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         applicable = [r for r in group if r["status"] != "not-applicable"]
         gaps = [r["gap"] for r in applicable if r.get("gap") is not None]
         known = [r for r in applicable if r["optimum"] is not None]
-        optimal = sum(
-            1 for r in known if r["makespan"] is not None and _degradation(
-                r["makespan"], r["optimum"]) == 0.0
-        )  # fmt: skip
+        optimal = sum(1 for r in known if r.get("gap_to_optimum") == 0.0)
         degr = []
         wins = 0
         if kind != "exact":

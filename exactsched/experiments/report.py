@@ -14,17 +14,39 @@ __all__ = ["compare_text", "summary_text", "markdown_report", "write_outputs"]
 
 
 def _pct(value: float | None, digits: int = 2) -> str:
+    """A fraction as a percentage; a tiny nonzero one in two significant digits.
+
+    Examples
+    --------
+    >>> _pct(0.0959), _pct(0.0), _pct(1.1e-10), _pct(None)
+    ('9.59%', '0.00%', '1.1e-08%', '-')
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if math.isinf(value):
         return "inf"
+    if value != 0 and abs(100 * value) < 0.5 * 10**-digits:
+        return f"{100 * value:.2g}%"  # not "0.00%": it is not zero
     return f"{100 * value:.{digits}f}%"
 
 
-def _num(value: float | None, fmt: str = "g") -> str:
+def _num(value: float | None, fmt: str = "exact") -> str:
+    """A number; ``exact``: every digit of a makespan (3000000002331, not 3e+12).
+
+    Examples
+    --------
+    >>> _num(3000000002331.0), _num(80.0), _num(1 / 3), _num(0.5, ".4f")
+    ('3000000002331', '80', '0.3333333333333333', '0.5000')
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    return format(value, fmt)
+    if fmt != "exact":
+        return format(value, fmt)
+    if isinstance(value, int):
+        return str(value)
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+        return str(int(value))
+    return repr(float(value))
 
 
 _SUMMARY_HEAD = (
@@ -154,7 +176,7 @@ def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
         head += f"\n  DISPUTED (no optimum): {ref['disputed']}"
     if ref["optimum"] is not None:
         head += (
-            f"\n  reference: optimum {ref['optimum']:g} "
+            f"\n  reference: optimum {_num(ref['optimum'])} "
             f"(certified: {ref['optimum_certified_by']})"
         )
     elif ref["best_known"] is not None:
@@ -176,7 +198,7 @@ def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
         gap = "" if r["makespan"] is None else _pct(r["gap"])
         note = r["error"] or ""
         if r["kind"] == "exact" and r["status"] != "optimal" and r["lower_bound"] is not None:
-            note = f"bound {r['lower_bound']:g}" + (f"; {note}" if note else "")
+            note = f"bound {_num(r['lower_bound'])}" + (f"; {note}" if note else "")
         if r["optimum"] is None and r["gap_to_bound"] is not None and r["gap_to_bound"] > 0:
             note = f"<={_pct(r['gap_to_bound'])} above the optimum" + (f"; {note}" if note else "")
         if r["certified"] is not None:

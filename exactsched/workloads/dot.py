@@ -75,7 +75,7 @@ class _Lexer:
             kind, value = match.lastgroup or "", match.group()
             if kind == "string":  # a quoted ID is never a keyword
                 self.quoted.add(len(self.tokens))
-                self.tokens.append(("id", value[1:-1].replace('\\"', '"'), line))
+                self.tokens.append(("id", _unescape(value[1:-1]), line))
             elif kind == "id":
                 self.tokens.append(("id", value, line))
             elif kind == "arrow":
@@ -226,8 +226,40 @@ def _where(label: str, line: int | None) -> str:
 
 def _unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] == '"':
-        return text[1:-1].replace('\\"', '"')
+        return _unescape(text[1:-1])
     return text
+
+
+def _unescape(text: str) -> str:
+    """A quoted DOT ID's text: ``\\"`` is a quote and ``\\\\`` a backslash (as written by
+    :func:`write_dot`); any other backslash stays as it is."""
+    return re.sub(r'\\([\\"])', r"\1", text)
+
+
+def _costs(
+    attrs: dict[str, Any], label: str, what: str, proc_ids: list[str]
+) -> tuple[list[float], list[str]] | None:
+    """A node's ``Costs`` (one number per processor, ``inf`` where it may not run)."""
+    if "Costs" not in attrs:
+        return None
+    text, line = attrs["Costs"]
+    where = _where(label, line)
+    try:
+        values = [float(x) for x in text.split()]
+    except ValueError:
+        raise InstanceError(f"{where}: {what}: Costs must be numbers, got {text!r}") from None
+    if len(values) != len(proc_ids):
+        raise InstanceError(
+            f"{where}: {what}: Costs lists {len(values)} numbers, the platform has "
+            f"{len(proc_ids)} processors"
+        )
+    if any(not v >= 0 for v in values):
+        raise InstanceError(f"{where}: {what}: Costs must be >= 0 (inf where it may not run)")
+    allowed = [pid for pid, v in zip(proc_ids, values, strict=True) if v != float("inf")]
+    if not allowed:
+        raise InstanceError(f"{where}: {what}: Costs is inf on every processor")
+    numbers = [(int(v) if v.is_integer() else v) if v != float("inf") else 0 for v in values]
+    return numbers, allowed
 
 
 def _parse_pydot(text: str, label: str) -> tuple[str, list[Any], list[Any]]:
@@ -384,12 +416,19 @@ def read_dot(
         raise InstanceError(f"{label}:1: the graph has no nodes")
     if all(node[0].isdigit() for node in nodes):
         nodes.sort(key=lambda node: int(node[0]))
+    proc_ids = _processor_ids(platform_doc)
     tasks = []
     for node_name, attrs, line in nodes:
         weight = _weight(attrs, label, f"node {node_name!r}")
         if weight is None:
             raise InstanceError(f"{_where(label, line)}: node {node_name!r} has no Weight")
-        tasks.append({"id": node_name, "cost": weight})
+        task: dict[str, Any] = {"id": node_name, "cost": weight}
+        costs = _costs(attrs, label, f"node {node_name!r}", proc_ids)
+        if costs is not None:
+            task["cost"], allowed = costs
+            if len(allowed) < len(proc_ids):
+                task["processors"] = allowed
+        tasks.append(task)
     seen: set[tuple[str, str]] = set()
     doc_edges = []
     for src, dst, attrs, line in edges:
@@ -456,7 +495,7 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     for i, task in enumerate(problem.task_ids):
         allowed = problem.cost[i][problem.allowed[i]]
         attrs = {"Weight": number(mean[i])}
-        if len(set(allowed.tolist())) > 1:
+        if len(set(allowed.tolist())) > 1 or not problem.allowed[i].all():
             attrs["Costs"] = '"' + " ".join(number(c) for c in problem.cost[i]) + '"'
         g.add_node(_dot_id(task), **attrs)
     for a, b, d in zip(
@@ -474,6 +513,14 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     return text
+
+
+def _processor_ids(platform_doc: Any) -> list[str]:
+    """The processor ids of a platform document (a preset expanded)."""
+    from exactsched.instance import _expand_preset
+
+    expanded = _expand_preset(platform_doc)
+    return [str(p["id"]) for p in expanded["processors"]]
 
 
 def _dot_id(name: str) -> str:

@@ -11,7 +11,8 @@ Contract
   presets' bandwidths), divided by ``speeds[T]`` (default 1 for every type:
   the platform's processors run as fast as the machine that recorded the
   trace);
-* one edge per parent-child pair, whose ``data`` is the total size in bytes of
+* one edge per parent-child pair, listed by the child (``parents``), the
+  parent (``children``) or both, whose ``data`` is the total size in bytes of
   the files the parent writes and the child reads (0 when they share none).
 
 Both layouts of the format are read: schema 1.5 (``workflow.specification``
@@ -82,6 +83,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     parents: dict[str, list[str]] = {}
     outputs: dict[str, dict[str, float]] = {}
     inputs: dict[str, dict[str, float]] = {}
+    children: dict[str, list[str]] = {}  # files may list only children: both are read
     ids: list[str] = []
     aliases: dict[str, str] = {}  # name -> id, since 1.3/1.4 parents are names
     if "specification" in wf:  # schema 1.5
@@ -103,6 +105,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             ids.append(key)
             aliases.setdefault(str(task.get("name", key)), key)
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
+            children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             for kind, store in (("outputFiles", outputs), ("inputFiles", inputs)):
                 store[key] = {}
                 for j, fid in enumerate(_list(task.get(kind, []), label, f"{where}.{kind}")):
@@ -131,6 +134,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             ids.append(key)
             aliases.setdefault(str(task.get("name", key)), key)
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
+            children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             field = "runtimeInSeconds" if "runtimeInSeconds" in task else "runtime"
             runtime[key] = _number(task.get(field), label, f"{where}.{field}")
             outputs[key], inputs[key] = {}, {}
@@ -160,6 +164,13 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                 raise _fail(label, f"task {key!r}", f"unknown parent {parent!r}")
             if pid not in resolved[key]:
                 resolved[key].append(pid)
+    for key in ids:
+        for child in children[key]:
+            cid = child if child in parents else aliases.get(str(child))
+            if cid is None:
+                raise _fail(label, f"task {key!r}", f"unknown child {child!r}")
+            if key not in resolved[cid]:
+                resolved[cid].append(key)
     return str(name), ids, runtime, resolved, outputs, inputs
 
 

@@ -1,6 +1,13 @@
-"""Helpers shared by the MILP and brute-force models: semi-active timing and a horizon.
+"""Helpers shared by several models and witnesses: semi-active timing and a horizon.
 
 Not a registered method (the leading underscore keeps the auto-import away).
+Named after no model on purpose: the MILP (:mod:`models.milp`), the brute force
+(:mod:`models.bruteforce`) and the refutation witnesses (:mod:`models._refute`)
+use it, and ``docs/exact-models.md`` ("Independence") lists which of these uses
+a proof rests on. Only :func:`optimistic_paths` enters a model as a constraint
+(the MILP's time windows); the timing functions turn a solver's answer into a
+schedule that :func:`exactsched.validate` then checks, and the list schedule is
+an upper bound only.
 
 * :func:`semi_active` times a schedule given a processor per task and a linear
   order of the tasks: each task starts at the earliest time its incoming arcs,
@@ -195,14 +202,18 @@ _HORIZON_HEURISTICS = ("heft", "peft", "hoft", "hbmct", "rts")
 _LIST_MAX_TASKS = 200
 
 
-def horizon_schedule(problem: Problem, deadline: float | None = None) -> tuple[Schedule, str]:
+def horizon_schedule(
+    problem: Problem, deadline: float | None = None, seed: int | None = 0
+) -> tuple[Schedule, str]:
     """The shortest of :func:`list_schedule` and a few registered heuristics.
 
     The heuristics (``heft``, ``peft``, ``hoft``, ``hbmct``, ``rts``, when
     registered) are only trusted after :func:`exactsched.validate` accepts their
     schedule; one that fails or raises is skipped. Ties keep the earlier one.
-    Once ``deadline`` (a ``time.perf_counter()`` value) has passed, no further
-    heuristic is started (the first schedule is always computed).
+    ``seed`` goes to the randomised ones (``rts``), so the horizon, and with it
+    the MILP, is reproducible. Once ``deadline`` (a ``time.perf_counter()``
+    value) has passed, no further heuristic is started (the first schedule is
+    always computed).
 
     Returns
     -------
@@ -233,7 +244,10 @@ def horizon_schedule(problem: Problem, deadline: float | None = None) -> tuple[S
         if best is not None and deadline is not None and time.perf_counter() > deadline:
             break
         try:
-            other = registered[method].func(problem)
+            if "seed" in registered[method].options:
+                other = registered[method].func(problem, seed=0 if seed is None else int(seed))
+            else:
+                other = registered[method].func(problem)
         except Exception:  # a colleague's heuristic failing must not stop the exact model
             continue
         if not validate(problem, other) and (best is None or other.makespan < best.makespan):

@@ -1,0 +1,192 @@
+"""Messages on ports and links for the shared placement engine (private helper).
+
+Under the ``single-port`` and ``contention`` models (``docs/instance-format.md``,
+"Communication models") :class:`heuristics.eft.ScheduleBuilder` asks this
+module for a task's data-ready time on each processor, and books the task's
+incoming messages when the task is placed. This is the contention-aware list
+scheduling of Sinnen and Sousa [1]_ (Sinnen's book [2]_, sec. 7.4): before a
+processor is chosen for task ``j``, the messages of ``j``'s incoming edges are
+scheduled *tentatively* for every candidate processor ``q``, each stage of a
+route in the earliest slot of its port(s) or link that is free and starts no
+earlier than the previous stage ends (insertion: a message may use an idle
+interval between messages already booked); the data-ready time on ``q`` is
+the latest arrival. Placing ``j`` on ``q`` books exactly those messages.
+
+Incoming messages are scheduled in order of their sender's finish time (ties:
+edge order), each in the earliest slot left by the ones before it. Local
+edges and routes without stages (zero hops) deliver at the sender's finish;
+order pairs wait for the finish only. Zero-length stages hold nothing.
+
+References
+----------
+.. [1] O. Sinnen, L. A. Sousa, "Communication contention in task scheduling",
+   IEEE TPDS 16(6), 503-515, 2005. doi:10.1109/TPDS.2005.64
+.. [2] O. Sinnen, "Task Scheduling for Parallel Systems", Wiley, 2007, ch. 7.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from exactsched.messages import LinkTime, Message
+from exactsched.problem import Problem
+
+if TYPE_CHECKING:
+    from heuristics.eft import ScheduleBuilder
+
+__all__ = ["MessageNetwork"]
+
+Tentative = dict[int, list[tuple[float, float]]]
+
+
+class MessageNetwork:
+    """The busy intervals of every port or link, and the booked messages."""
+
+    __slots__ = ("problem", "routing", "n_edges", "starts", "ends", "booked", "in_arcs")
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.routing = problem.routing
+        self.n_edges = len(problem.edge_src)
+        self.starts: dict[int, list[float]] = {}
+        self.ends: dict[int, list[float]] = {}
+        # Edge -> (p, q, [(start, finish) per stage]).
+        self.booked: dict[int, tuple[int, int, list[tuple[float, float]]]] = {}
+        ptr = problem.pred_ptr.tolist()
+        arcs = problem.pred_arcs.tolist()
+        self.in_arcs = [arcs[ptr[j] : ptr[j + 1]] for j in range(problem.n_tasks)]
+
+    def copy(self) -> MessageNetwork:
+        other = object.__new__(MessageNetwork)
+        other.problem, other.routing, other.n_edges = self.problem, self.routing, self.n_edges
+        other.in_arcs = self.in_arcs
+        other.starts = {k: list(v) for k, v in self.starts.items()}
+        other.ends = {k: list(v) for k, v in self.ends.items()}
+        other.booked = dict(self.booked)
+        return other
+
+    # ---- queries -----------------------------------------------------------------------
+
+    def ready(self, builder: ScheduleBuilder, task: int) -> np.ndarray:
+        """``(P,)`` data-ready times of ``task`` (0 outside its affinity: masked later)."""
+        out = np.zeros(self.problem.n_processors)
+        for q in np.flatnonzero(self.problem.allowed[task]).tolist():
+            out[q] = self._plan(builder, task, q, None)
+        return out
+
+    def ready_on(self, builder: ScheduleBuilder, task: int, q: int) -> float:
+        """The data-ready time of ``task`` on processor ``q``."""
+        return self._plan(builder, task, q, None)
+
+    # ---- updates -----------------------------------------------------------------------
+
+    def book(self, builder: ScheduleBuilder, task: int, q: int, start: float) -> None:
+        """Book the incoming messages of ``task`` placed on ``q`` at ``start``."""
+        plan: list[tuple[int, int, list[tuple[float, float]]]] = []
+        arrival = self._plan(builder, task, q, plan)
+        if arrival > start + 1e-9 * max(1.0, abs(start)):
+            raise ValueError(
+                f"task {self.problem.task_ids[task]}: start {start:g} is before its messages "
+                f"arrive at {arrival:g} (the start was computed before another placement)"
+            )
+        for e, p, times in plan:
+            for (res, _, _), (s, f) in zip(self.routing.route(p, q), times, strict=True):
+                if f > s:
+                    for r in res:
+                        starts = self.starts.setdefault(r, [])
+                        ends = self.ends.setdefault(r, [])
+                        i = bisect_left(starts, s)
+                        starts.insert(i, s)
+                        ends.insert(i, f)
+            self.booked[e] = (p, q, times)
+
+    def messages(self) -> list[Message]:
+        """The booked messages, in edge order, as schedule entries."""
+        pb = self.problem
+        ids = pb.task_ids
+        links = pb.communication == "contention"
+        out = []
+        for e in sorted(self.booked):
+            p, q, times = self.booked[e]
+            route = self.routing.route(p, q)
+            pairs = zip(route, times, strict=True)
+            hops = tuple(LinkTime(name, s, f) for (_, _, name), (s, f) in pairs) if links else ()
+            a, b = int(pb.edge_src[e]), int(pb.edge_dst[e])
+            out.append(Message(ids[a], ids[b], _tidy(times[0][0]), _tidy(times[-1][1]), hops))
+        return out
+
+    # ---- internals ---------------------------------------------------------------------
+
+    def _plan(
+        self,
+        builder: ScheduleBuilder,
+        task: int,
+        q: int,
+        plan: list[Any] | None,
+    ) -> float:
+        """Schedule the incoming messages of ``task`` on ``q`` tentatively; their arrival."""
+        pb = self.problem
+        finish, proc = builder.finish, builder.proc
+        ready = 0.0
+        remote = []
+        for a in self.in_arcs[task]:
+            i = int(pb.arc_src[a])
+            f = float(finish[i])
+            if a < self.n_edges and self.routing.route(int(proc[i]), q):
+                remote.append((f, a, i))
+            elif f > ready:
+                ready = f
+        if not remote:
+            return ready
+        remote.sort()
+        tentative: Tentative = {}
+        unit = pb.arc_unit
+        for f, a, i in remote:
+            p = int(proc[i])
+            r = f
+            times = []
+            for res, weight, _ in self.routing.route(p, q):
+                dur = weight * float(unit[a])
+                s = self._slot(res, r, dur, tentative) if dur > 0 else r
+                end = s + dur
+                if dur > 0:
+                    for k in res:
+                        tentative.setdefault(k, []).append((s, end))
+                times.append((s, end))
+                r = end
+            if plan is not None:
+                plan.append((a, p, times))
+            if r > ready:
+                ready = r
+        return ready
+
+    def _slot(self, res: tuple[int, ...], r: float, dur: float, tentative: Tentative) -> float:
+        """Earliest ``t >= r`` with ``[t, t + dur)`` free on every resource of ``res``."""
+        t = r
+        moved = True
+        while moved:
+            moved = False
+            for k in res:
+                starts = self.starts.get(k)
+                if starts:
+                    ends = self.ends[k]
+                    i = bisect_right(ends, t)  # the first interval ending after t
+                    n = len(starts)
+                    while i < n and starts[i] < t + dur:
+                        t = ends[i]  # intervals are disjoint and sorted: jump past it
+                        moved = True
+                        i += 1
+                for s, f in tentative.get(k, ()):
+                    if s < t + dur and t < f:
+                        t = f
+                        moved = True
+        return t
+
+
+def _tidy(value: float) -> float | int:
+    from exactsched.schedule import _tidy as tidy
+
+    return tidy(value)
