@@ -467,7 +467,9 @@ def cpsat(
         CP-SAT ``random_seed`` (None: 0).
     relative_gap : float
         Stop once ``(makespan - bound) / makespan`` is at most this (0: prove
-        optimality). A run stopped by the gap reports ``FEASIBLE``.
+        optimality): the solver's own stopping ratio, relative to the makespan,
+        not :attr:`exactsched.Result.gap` (relative to the bound). A run stopped
+        by the gap reports ``FEASIBLE``.
     log : bool
         Print the CP-SAT search log, on standard error.
     callback : callable, optional
