@@ -66,6 +66,16 @@ def main() -> None:
             f"{magnitude:>9.0e} {len(band):>5} {false:>5} {s['optimal'] / runs:>8.0%} "
             f"{s['certified'] / runs:>9.0%} {med:>17} {top:>7}"
         )
+    print()
+    print(f"{'data':>9} {'runs':>5} {'false':>5} {'optimal':>8} {'certified':>9}")
+    for kind in module.KINDS:
+        band = [r for r in rows if r["kind"] == kind]
+        default = [r for r in band if r["certify"] is None]
+        s = module.summary(default)
+        runs = max(1, s["runs"])
+        false = sum(len(r["wrong"]) for r in band)
+        print(f"{kind:>9} {len(band):>5} {false:>5} {s['optimal'] / runs:>8.0%} "
+              f"{s['certified'] / runs:>9.0%}")  # fmt: skip
     total = sum(len(r["wrong"]) for r in rows)
     print(f"all: {len(rows)} runs, {total} false claims, {time.perf_counter() - started:.0f} s")
     for r in rows:
