@@ -560,7 +560,8 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
         return EXIT_OK
     print(f"makespan    {result.makespan:g}")
     print(f"lower bound {result.lower_bound:g}" if result.lower_bound is not None else "")
-    print(f"gap         {100 * (result.gap or 0):.2f}%")
+    gap = "-" if result.gap is None else f"{100 * result.gap:.2f}%"
+    print(f"gap         {gap} (makespan - lower bound) / lower bound")
     if result.certified is not None:
         by = ", ".join(result.certified_by)
         took = result.stats.get("certify", {}).get("seconds", 0.0)

@@ -428,6 +428,37 @@ class Problem:
             self._cache["routing"] = routing
         return routing
 
+    def with_communication(self, model: str, *, duplex: bool | None = None) -> Problem:
+        """The same instance under another communication model (``duplex`` if given).
+
+        ``with_communication("delay")`` is the relaxation of a single-port or
+        contention instance: every schedule valid under those models is valid
+        under it, so its optimum is a lower bound.
+
+        Examples
+        --------
+        >>> p = Problem.from_lists([1, 1], [(0, 1, 2)], n_processors=2)
+        >>> q = p.with_communication("single-port", duplex=False)
+        >>> q.communication, q.duplex, q.with_communication("delay") == p
+        ('single-port', False, True)
+        """
+        doc = self.to_json()
+        platform = doc["platform"]
+        if isinstance(platform, str):  # a bare preset name: spell its network out
+            platform = doc["platform"] = {"preset": platform}
+        network = dict(platform.get("network", {}))
+        network.pop("communication", None)
+        network.pop("duplex", None)
+        if model != "delay":
+            network["communication"] = model
+        if duplex is not None and model != "delay":
+            network["duplex"] = bool(duplex)
+        if network:
+            platform["network"] = network
+        else:
+            platform.pop("network", None)
+        return Problem.from_json(doc)
+
     # ---- output -------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:

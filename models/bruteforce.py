@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
 
 import numpy as np
 
@@ -402,20 +401,33 @@ def bruteforce(
     if time_limit is not None and time_limit < 0:
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")
     started = time.perf_counter()
+    # The delay model's bound holds under every model (contention only adds waits).
     static = _static_lower_bound(problem)
-    initial = list_schedule(problem)
     deadline = None if time_limit is None else started + time_limit
-    search = _Search(problem, float(initial.makespan), deadline)
-    if initial.makespan > static or not trust_bound:
-        search.run()
-    if search.best_state is not None:
-        proc, start = search.best_state
-        schedule = Schedule.from_arrays(problem, np.array(proc), np.array(start))
+    if problem.communication != "delay":
+        # Ports and links: the same search over tasks and message stages.
+        from heuristics.heft import heft
+        from models._bruteforce_comm import search_comm
+
+        initial = heft(problem)
+        found, stats, timed_out = (None, {"nodes": 0}, False)
+        if initial.makespan > static or not trust_bound:
+            found, stats, timed_out = search_comm(problem, float(initial.makespan), deadline)
+        schedule = found if found is not None else initial
     else:
-        schedule = initial
+        initial = list_schedule(problem)
+        search = _Search(problem, float(initial.makespan), deadline)
+        if initial.makespan > static or not trust_bound:
+            search.run()
+        if search.best_state is not None:
+            proc, start = search.best_state
+            schedule = Schedule.from_arrays(problem, np.array(proc), np.array(start))
+        else:
+            schedule = initial
+        stats, timed_out = {"nodes": search.nodes}, search.timed_out
     makespan = schedule.makespan
-    stats: dict[str, Any] = {"nodes": search.nodes, "search_space": space}
-    if search.timed_out and (makespan > static or not trust_bound):
+    stats["search_space"] = space
+    if timed_out and (makespan > static or not trust_bound):
         return Result(
             "bruteforce",
             Status.FEASIBLE,
@@ -434,3 +446,6 @@ def bruteforce(
         time.perf_counter() - started,
         stats,
     )
+
+
+bruteforce.communication_models = ("delay", "single-port", "contention")  # type: ignore[attr-defined]

@@ -338,14 +338,19 @@ def test_store_claims_share_runs_and_retake_dead_ones(tmp_path):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
     with Store(db) as a, Store(db) as b:
+        from exactsched.experiments.store import _owner
+
         host = a.owner.rpartition(":")[0]
-        b.owner = f"{host}:{os.getppid()}"  # a live process
+        b.owner = _owner(os.getppid())  # a live process
         key = ("i", "heft", "{}", "1")
         assert b.claim(*key) and not a.claim(*key)  # held by a live sweep
         assert not a.claim(*key, take=False)
         a._db.execute("UPDATE claims SET owner = ?", (f"{host}:{dead.stdout.strip()}",))
         assert a.claim(*key)  # its process is gone: taken over
         assert not b.claim(*key)
+        # A live pid that started later than the claim's process: a reused pid.
+        a._db.execute("UPDATE claims SET owner = ?", (_owner(os.getppid()) + "0",))
+        assert b.claim(*key)
         # From another host: taken over once older than stale_after.
         a._db.execute("UPDATE claims SET owner = 'elsewhere:1', since = since - 100")
         assert not a.claim(*key, stale_after=1000) and a.claim(*key, stale_after=50)

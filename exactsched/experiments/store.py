@@ -114,7 +114,7 @@ class Store:
 
         self.path = str(path)
         self.readonly = readonly
-        self.owner = f"{socket.gethostname()}:{os.getpid()}"
+        self.owner = _owner(os.getpid())
         if readonly:
             self._db = _open_readonly(self.path)
             return
@@ -349,9 +349,28 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
+def _started(pid: int) -> str:
+    """When process ``pid`` started, in clock ticks since boot (Linux; "" elsewhere).
+
+    With the pid it names one process: a pid reused by a later process differs.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner(pid: int) -> str:
+    """``host:pid`` or, where the start time is known, ``host:pid@start``."""
+    start = _started(pid)
+    return f"{socket.gethostname()}:{pid}" + (f"@{start}" if start else "")
+
+
 def _alive(owner: str, since: float, now: float, stale_after: float | None) -> bool:
-    """Whether the claim of ``owner`` (``host:pid``) still holds."""
-    host, _, pid = owner.rpartition(":")
+    """Whether the claim of ``owner`` (see :func:`_owner`) still holds."""
+    host, _, who = owner.rpartition(":")
+    pid, _, start = who.partition("@")
     if host == socket.gethostname():
         try:
             os.kill(int(pid), 0)
@@ -360,7 +379,7 @@ def _alive(owner: str, since: float, now: float, stale_after: float | None) -> b
         except (PermissionError, ValueError):
             pass  # someone else's process, or a malformed owner: trust the time
         else:
-            return True
+            return not start or _started(int(pid)) in ("", start)
     return stale_after is None or now - since < stale_after
 
 

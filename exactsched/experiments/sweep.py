@@ -308,6 +308,9 @@ def run_sweep(
             # What is left is claimed by other sweeps: wait for their rows, and take
             # over the runs of a sweep that died.
             stored = store.finished_keys(__version__, newer_than=since, except_status=redo)
+            for k, _ in remaining:
+                if k in stored and k not in ran:
+                    bar.update(k[1], "elsewhere")  # done by another sweep
             remaining = [(k, t) for k, t in remaining if k not in ran and k not in stored]
     return SweepOutcome(
         store=store,
