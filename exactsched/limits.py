@@ -7,7 +7,7 @@ before anything is allocated, with one line that gives the size it would have
 had and the limit (:class:`~exactsched.errors.InstanceError` for an instance or
 platform, :class:`~exactsched.errors.MethodError` for a generator request). The
 limits are far above the instances the project studies (Cholesky ``N = 50`` has
-22,100 tasks; the largest preset has 48 processors) and below what a machine
+22,100 tasks; the largest preset, summit, has 50 processors) and below what a machine
 with a few GB of memory can hold:
 
 * :data:`MAX_TASKS` tasks and :data:`MAX_EDGES` edges per instance;

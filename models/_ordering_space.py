@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -127,38 +128,97 @@ def _components(problem: Problem) -> list[np.ndarray]:
     return [np.flatnonzero(roots == r) for r in np.unique(roots)]
 
 
-def _count_downsets(pred: np.ndarray, max_states: int) -> int:
+def _count_downsets(pred: np.ndarray, max_states: int, deadline: float | None = None) -> int:
     """Linear extensions of one DAG given by predecessor masks: DP over its down-sets.
 
     Layer ``k`` holds the down-sets of size ``k`` with their number of
     orderings. Counts are kept twice, in float64 (magnitude) and in uint64
-    (exact modulo 2**64), and recombined exactly at the end.
+    (exact modulo 2**64), and recombined exactly at the end. A layer is built
+    from blocks of the previous one, merged as they come, so that the guard
+    ``max_states`` stops it before its memory is allocated (at most about
+    ``max_states`` down-sets plus one block are held at once), and
+    ``deadline`` (a :func:`time.monotonic` value) is checked between blocks.
     """
     m = len(pred)
     bits = np.arange(m, dtype=np.int64)
     masks = np.zeros(1, dtype=np.int64)
     c_float = np.ones(1)
     c_mod = np.ones(1, dtype=np.uint64)
-    for _ in range(m):
-        placed = masks[:, None]
-        avail = ((placed & pred[None, :]) == pred[None, :]) & (((placed >> bits) & 1) == 0)
-        rows, cols = np.nonzero(avail)
-        child = masks[rows] | (_ONE << cols)
-        masks, inv = np.unique(child, return_inverse=True)
-        if len(masks) > max_states:
+    block = max(1, (1 << 21) // max(m, 1))  # rows per block: about 2M (state, task) pairs
+    for layer in range(m):
+        # Each down-set of size layer + 1 has at most layer + 1 parents in this layer, so
+        # (parent, task) pairs / (layer + 1) bounds the next layer from below: refuse
+        # before building it when that is already over the guard.
+        pairs = 0
+        for start in range(0, len(masks), block):
+            placed = masks[start : start + block, None]
+            avail = ((placed & pred[None, :]) == pred[None, :]) & (((placed >> bits) & 1) == 0)
+            pairs += int(avail.sum())
+        if pairs // (layer + 1) > max_states:
             raise MethodError(
-                f"orderings: more than {max_states} down-sets of {m} connected tasks to count"
+                f"orderings: more than {max_states} down-sets of {m} connected tasks to count "
+                f"(at least {pairs // (layer + 1):,} of size {layer + 1})"
             )
-        c_float = np.bincount(inv, weights=c_float[rows], minlength=len(masks))
-        mod = np.zeros(len(masks), dtype=np.uint64)
-        np.add.at(mod, inv, c_mod[rows])
-        c_mod = mod
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        held = 0
+        for start in range(0, len(masks), block):
+            if deadline is not None and time.monotonic() > deadline:
+                raise _TimeUp(f"layer {layer + 1} of {m}")
+            placed = masks[start : start + block, None]
+            avail = ((placed & pred[None, :]) == pred[None, :]) & (((placed >> bits) & 1) == 0)
+            rows, cols = np.nonzero(avail)
+            child = placed[rows, 0] | (_ONE << cols)
+            parts.append(_merge([(child, c_float[start + rows], c_mod[start + rows])]))
+            held += len(parts[-1][0])
+            if held > max_states or start + block >= len(masks):
+                parts = [_merge(parts)]
+                held = len(parts[0][0])
+                if held > max_states:
+                    raise MethodError(
+                        f"orderings: more than {max_states} down-sets of {m} connected tasks "
+                        "to count"
+                    )
+        masks, c_float, c_mod = parts[0]
     f, r = float(c_float[0]), int(c_mod[0])
     # The exact count is the integer = r (mod 2**64) nearest to the float.
     return r + round((f - r) / 2.0**64) * 2**64
 
 
-def count_legal(problem: Problem, *, max_states: int = 4_000_000) -> int:
+def _merge(
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Down-sets with their counts, equal down-sets summed (float and modulo 2**64)."""
+    child = np.concatenate([p[0] for p in parts])
+    weights = np.concatenate([p[1] for p in parts])
+    mods = np.concatenate([p[2] for p in parts])
+    masks, inv = np.unique(child, return_inverse=True)
+    c_float = np.bincount(inv, weights=weights, minlength=len(masks))
+    c_mod = np.zeros(len(masks), dtype=np.uint64)
+    np.add.at(c_mod, inv, mods)
+    return masks, c_float, c_mod
+
+
+class _TimeUp(Exception):
+    """The deadline passed while counting (turned into a MethodError by the caller)."""
+
+
+def _deadline(time_limit: float | None) -> float | None:
+    if time_limit is None:
+        return None
+    if not (isinstance(time_limit, int | float) and 0 <= time_limit < math.inf):
+        raise MethodError(
+            f"time_limit: expected a finite number of seconds >= 0, got {time_limit!r}"
+        )
+    return time.monotonic() + float(time_limit)
+
+
+def count_legal(
+    problem: Problem,
+    *,
+    max_states: int = 4_000_000,
+    time_limit: float | None = None,
+    engine: str = "dp",
+) -> int:
     """Number of legal orderings (linear extensions of edges and order pairs), exactly.
 
     Each weakly connected component is counted by dynamic programming over its
@@ -171,7 +231,14 @@ def count_legal(problem: Problem, *, max_states: int = 4_000_000) -> int:
     ----------
     problem : Problem
     max_states : int
-        Refuse when one layer of a component has more down-sets than this.
+        Refuse when one layer of a component has more down-sets than this
+        (checked before the layer is held in memory).
+    time_limit : float, optional
+        Seconds; refuse (MethodError) when counting takes longer.
+    engine : {"dp", "isl"}
+        ``"dp"`` (default): the dynamic programme above. ``"isl"``: build the
+        position-encoded isl set (:func:`isl_set`) and count its points
+        (:func:`isl_count`), orders of magnitude slower; a cross-check.
 
     Returns
     -------
@@ -180,31 +247,52 @@ def count_legal(problem: Problem, *, max_states: int = 4_000_000) -> int:
     Raises
     ------
     MethodError
-        Over :data:`MAX_TASKS` tasks, or too many down-sets.
+        Over :data:`MAX_TASKS` tasks, too many down-sets, or past ``time_limit``.
 
     Examples
     --------
     >>> import exactsched
-    >>> count_legal(exactsched.load_instance("examples/topcuoglu2002.json"))
-    1680
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> count_legal(p), count_legal(p, engine="isl")
+    (1680, 1680)
     """
     _check_size(problem)
+    deadline = _deadline(time_limit)
+    if engine == "isl":
+        return isl_count(isl_set(problem, deadline=deadline))
+    if engine != "dp":
+        raise MethodError(f"engine: unknown {engine!r} (dp or isl)")
     pred = predecessor_masks(problem)
     total, placed = 1, 0
-    for comp in _components(problem):
-        # Re-index the component's predecessor masks to 0..len(comp)-1.
-        local = np.zeros(len(comp), dtype=np.int64)
-        where = {int(t): k for k, t in enumerate(comp.tolist())}
-        for k, t in enumerate(comp.tolist()):
-            for u in np.flatnonzero((pred[t] >> np.arange(problem.n_tasks)) & 1).tolist():
-                local[k] |= _ONE << where[u]
-        placed += len(comp)
-        total *= math.comb(placed, len(comp)) * _count_downsets(local, max_states)
+    try:
+        for comp in _components(problem):
+            # Re-index the component's predecessor masks to 0..len(comp)-1.
+            local = np.zeros(len(comp), dtype=np.int64)
+            where = {int(t): k for k, t in enumerate(comp.tolist())}
+            for k, t in enumerate(comp.tolist()):
+                for u in np.flatnonzero((pred[t] >> np.arange(problem.n_tasks)) & 1).tolist():
+                    local[k] |= _ONE << where[u]
+            placed += len(comp)
+            total *= math.comb(placed, len(comp)) * _count_downsets(local, max_states, deadline)
+    except _TimeUp as exc:
+        raise MethodError(
+            f"orderings: counting the legal orderings took more than the time limit of "
+            f"{time_limit:g} s (at {exc} of a component)"
+        ) from None
     return total
 
 
-def ordering_counts(problem: Problem, *, max_states: int = 4_000_000) -> dict[str, int]:
+def ordering_counts(
+    problem: Problem,
+    *,
+    max_states: int = 4_000_000,
+    time_limit: float | None = None,
+    engine: str = "dp",
+) -> dict[str, int]:
     """The four sizes of Kong's tables [1]_ for this instance.
+
+    ``max_states``, ``time_limit`` and ``engine`` are those of
+    :func:`count_legal`.
 
     Returns
     -------
@@ -225,7 +313,9 @@ def ordering_counts(problem: Problem, *, max_states: int = 4_000_000) -> dict[st
         "complete": n**n,
         "factorial": math.factorial(n),
         "semi_legal": semi_legal_count(n),
-        "legal": count_legal(problem, max_states=max_states),
+        "legal": count_legal(
+            problem, max_states=max_states, time_limit=time_limit, engine=engine
+        ),
     }
 
 
@@ -372,7 +462,7 @@ def _isl_body(problem: Problem, encoding: str) -> str:
     return "{ [" + tup + "] : " + " and ".join(conj + disj) + " }" if conj else "{ [] }"
 
 
-def isl_set(problem: Problem, encoding: str = "position") -> Any:
+def isl_set(problem: Problem, encoding: str = "position", *, deadline: float | None = None) -> Any:
     """The ordering space as an ``islpy.Set`` (see :func:`isl_text` for the encodings).
 
     The set is built incrementally: the conjunctive part first, then one
@@ -391,6 +481,9 @@ def isl_set(problem: Problem, encoding: str = "position") -> Any:
     >>> p = Problem.from_lists([1, 1, 1], [(0, 2)], n_processors=1)
     >>> isl_set(p).count_val().to_python(), isl_set(p, "kong").count_val().to_python()
     (3, 3)
+
+    ``deadline`` (a :func:`time.monotonic` value) is checked between
+    disjunctions: past it, a MethodError.
     """
     import islpy as isl  # slow to import (0.1 s): only when asked
 
@@ -402,6 +495,11 @@ def isl_set(problem: Problem, encoding: str = "position") -> Any:
     space = "{ [" + tup + "] : "
     result = isl.Set(space + " and ".join(conj) + " }", context=ctx)
     for k, d in enumerate(disj):
+        if deadline is not None and time.monotonic() > deadline:
+            raise MethodError(
+                f"orderings: building the isl set took more than the time limit "
+                f"({k} of {len(disj)} disjunctions intersected)"
+            )
         result = result.intersect(isl.Set(space + d + " }", context=ctx))
         # Kong's disjuncts overlap and pile up: coalesce now and then. The position
         # encoding's pieces stay disjoint and few; coalescing them only costs time.

@@ -61,6 +61,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from exactsched.bounds import (
+    ENERGETIC_CELLS,
+    ENERGETIC_STEPS,
     class_load_bound,
     critical_path_bound,
     isolation_bound,
@@ -465,7 +467,9 @@ def cpsat(
         CP-SAT ``random_seed`` (None: 0).
     relative_gap : float
         Stop once ``(makespan - bound) / makespan`` is at most this (0: prove
-        optimality). A run stopped by the gap reports ``FEASIBLE``.
+        optimality): the solver's own stopping ratio, relative to the makespan,
+        not :attr:`exactsched.Result.gap` (relative to the bound). A run stopped
+        by the gap reports ``FEASIBLE``.
     log : bool
         Print the CP-SAT search log, on standard error.
     callback : callable, optional
@@ -763,6 +767,8 @@ def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     """
     classes = len(processor_classes(problem))
     lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
+    # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass).
+    lp += 1e-7 * min(ENERGETIC_CELLS, ENERGETIC_STEPS**2 * problem.n_tasks * classes)
     if classes > 1 and "scipy.optimize" not in sys.modules:
         lp += 0.6  # the first LP imports scipy.optimize
     ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2

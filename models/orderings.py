@@ -293,6 +293,7 @@ def best_ordering(
     insertion: bool = True,
     chunk: int = 1 << 15,
     limit: int | None = None,
+    engine: str = "dp",
 ) -> BestOrdering:
     """Lexicographic minimum of (cost, ordering) over every legal ordering.
 
@@ -315,6 +316,11 @@ def best_ordering(
         Orderings per block.
     limit : int, optional
         Refuse (MethodError, with the count) when more orderings are legal.
+    engine : {"dp", "isl"}
+        ``"dp"`` (default): the enumeration above. ``"isl"``: the points of the
+        position-encoded isl set (:func:`isl_set`, :func:`isl_orderings`),
+        sorted and costed by :func:`ordering_costs`: every ordering in memory
+        and orders of magnitude slower; a cross-check of the enumeration.
 
     Returns
     -------
@@ -329,16 +335,32 @@ def best_ordering(
     (73.0, ('n1', 'n2', 'n3', 'n5', 'n4', 'n6', 'n7', 'n9', 'n8', 'n10'), 24)
     """
     _check_objective(objective)
+    if engine not in ("dp", "isl"):
+        raise MethodError(f"engine: unknown {engine!r} (dp or isl)")
     t0 = time.perf_counter()
     if limit is not None:
-        count = count_legal(problem)
+        count = count_legal(problem, engine=engine)
         if count > limit:
             raise MethodError(
                 f"orderings: {count} legal orderings, over the limit {limit} (about "
                 f"{estimate_seconds(count, problem.n_tasks, objective):.3g} s to enumerate)"
             )
     m = _mapping_or_none(problem, mapping, objective)
-    if objective == "makespan":
+    if engine == "isl":
+        rows = isl_orderings(isl_set(problem))  # lexicographic order, like the enumeration
+        costs = np.concatenate(
+            [
+                ordering_costs(
+                    problem, rows[k : k + chunk], objective, mapping=m, weight=weight,
+                    insertion=insertion,
+                )
+                for k in range(0, len(rows), chunk)
+            ]
+        )  # fmt: skip
+        best_cost = float(costs.min())
+        best_row = rows[int(np.argmin(costs))]
+        ties, total = int((costs == best_cost).sum()), len(rows)
+    elif objective == "makespan":
         # Shared prefixes and merged equal partial schedules: every ordering is costed,
         # orders of magnitude faster than scheduling each one from scratch.
         best_cost, best_row, ties, total = tree_minimum(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +33,7 @@ BOUNDS = {
     "load_bound": load_bound,
     "class_load_bound": class_load_bound,
     "isolation_bound": isolation_bound,
+    "energetic_bound": lambda problem: lower_bounds(problem)["energetic"],
     "lower_bound": lower_bound,
 }
 
@@ -137,6 +139,7 @@ def test_lower_bounds_names_every_bound() -> None:
         "load",
         "class_load",
         "isolation",
+        "energetic",
     }
 
 
@@ -214,8 +217,9 @@ def test_bounds_are_computed_once_per_problem(monkeypatch):
     monkeypatch.setattr(bounds_module, "_lower_bounds", counting)
     first = solve(problem, "heft")
     again = solve(problem, "peft")
-    assert len(calls) == 1
+    assert len(calls) == 0  # a heuristic's bound is computed when read
     assert first.lower_bound == again.lower_bound == bounds_module.lower_bound(problem)
+    assert len(calls) == 1
     # The cached dictionary cannot be changed through the public function.
     bounds_module.lower_bounds(problem)["load"] = -1.0
     assert bounds_module.lower_bounds(problem)["load"] == 4.0
@@ -236,3 +240,14 @@ def test_heuristic_solve_computes_its_bound_when_read():
     assert not callable(object.__getattribute__(result, "lower_bound"))  # kept once read
     assert result.gap is not None
     assert result.to_json()["lower_bound"] == result.lower_bound
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_energetic_bound_never_exceeds_the_optimum(seed: int) -> None:
+    # Tiny DAGs where heads and tails leave processors idle (issue 18, item 5).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    costs = rng.integers(1, 9, (n, 3)) if seed % 2 else rng.integers(1, 9, n)
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.35]
+    problem = Problem.from_lists(costs.tolist(), edges, n_processors=None if seed % 2 else 2)
+    assert lower_bounds(problem)["energetic"] <= _optimum(problem) + 1e-9

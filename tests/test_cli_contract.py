@@ -289,6 +289,7 @@ NAME_CASES = [
     ["info", EXAMPLE, "--platform", "{name}"],
     ["compare", EXAMPLE, "--exact", "none", "--methods", "{name}", "-q"],
     ["compare", EXAMPLE, "--exact", "{name}", "--methods", "none", "-q"],
+    ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "--dask", "{name}", "-q"],
     ["gantt", "--db", "{db}", "{name}", "-m", "heft", "-o", "{out}.png"],
     ["gantt", "--db", "{db}", EXAMPLE, "-m", "{name}", "-o", "{out}.png"],
     ["orderings", EXAMPLE, "--isl", "{name}"],

@@ -52,7 +52,10 @@ def test_best_network_with_schedule_mapping(capsys, tmp_path):
 
 def test_search_and_text_output(capsys):
     status, out, _ = run(capsys, TOPCUOGLU, "--best", "makespan", "--search")
-    assert status == 0 and "best makespan: 73 (proven" in out and "legal" in out
+    # The search counts nothing (issue 16, item 15); --count adds the counts.
+    assert status == 0 and "best makespan: 73 (proven" in out and "legal" not in out
+    status, out, _ = run(capsys, TOPCUOGLU, "--best", "makespan", "--search", "--count")
+    assert status == 0 and "best makespan: 73 (proven" in out and "legal (dp)" in out
 
 
 def test_refuses_over_limit_with_count_and_estimate(capsys):
@@ -106,3 +109,76 @@ def test_bad_instance(capsys, tmp_path):
     bad.write_text("{}")
     status, _, err = run(capsys, str(bad), "--count")
     assert status == 2 and err.count("\n") == 1
+
+
+# ---- issue 16, item 15 ------------------------------------------------------------------------
+
+
+def _star(tmp_path, n):
+    """One task then n - 1 independent children: (n - 1)! legal orderings, 2**(n-1) down-sets."""
+    p = exactsched.Problem.from_lists([1] * n, [(0, k, 1) for k in range(1, n)], n_processors=2)
+    path = tmp_path / f"star{n}.json"
+    path.write_text(json.dumps(p.to_json()))
+    return str(path)
+
+
+def test_count_and_best_prints_both(capsys):
+    status, out, _ = run(capsys, TOPCUOGLU, "--count", "--best", "makespan")
+    assert status == 0
+    assert "legal (dp)" in out and "1,680" in out
+    assert "best makespan: 73 (proven" in out and "n1 n2 n3 n5 n4 n6 n7 n9 n8 n10" in out
+    status, out, _ = run(capsys, TOPCUOGLU, "--count", "--best", "makespan", "--json")
+    doc = json.loads(out)
+    assert doc["legal"] == 1680 and doc["engine"] == "dp" and doc["best"]["cost"] == 73
+
+
+def test_search_does_not_count_first(capsys, tmp_path):
+    # 29! legal orderings and 2**29 down-sets: counting is refused, the search is not.
+    star = _star(tmp_path, 30)
+    status, out, err = run(capsys, star, "--best", "makespan", "--search", "--time-limit", "1",
+                           "--json")  # fmt: skip
+    assert status == 0, err
+    doc = json.loads(out)
+    assert "legal" not in doc and doc["best"]["engine"] == "search"
+    assert doc["best"]["cost"] >= doc["best"]["lower_bound"] == 15
+
+
+def test_count_guard_is_one_line_before_allocating(capsys, tmp_path):
+    from models.orderings import count_legal
+
+    star = exactsched.load_instance(_star(tmp_path, 40))
+    # The bound (pairs / size) refuses the layer before it is built.
+    with pytest.raises(exactsched.MethodError, match=r"more than 1000 down-sets of 40 .*at least"):
+        count_legal(star, max_states=1000)
+    status, _, err = run(capsys, _star(tmp_path, 40), "--count", "--time-limit", "0.5")
+    assert status == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "took more than the time limit of 0.5 s" in err or "down-sets" in err
+
+
+def test_time_limit_covers_counting():
+    from models.orderings import count_legal
+
+    star = exactsched.load_instance(TOPCUOGLU)
+    with pytest.raises(exactsched.MethodError, match="took more than the time limit of 0 s"):
+        count_legal(exactsched.Problem.from_lists([1] * 30, [], n_processors=1), time_limit=0)
+    assert count_legal(star, time_limit=10) == 1680
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_isl_engine_agrees_with_the_dp(seed):
+    from exactsched.generators import random_instance
+    from models.orderings import best_ordering, count_legal
+
+    p = random_instance(4 + seed % 4, 3, seed=seed)
+    assert count_legal(p, engine="isl") == count_legal(p)
+    for objective in ("makespan",):
+        a, b = best_ordering(p, objective), best_ordering(p, objective, engine="isl")
+        assert (a.cost, a.order, a.ties, a.count) == (b.cost, b.order, b.ties, b.count)
+
+
+def test_isl_engine_on_the_command_line(capsys):
+    status, out, _ = run(capsys, MESH, "--count", "--engine", "isl", "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["engine"] == "isl"
+    status, out, _ = run(capsys, MESH, "--count", "--json")
+    assert json.loads(out)["legal"] == doc["legal"]

@@ -3,6 +3,7 @@
 Examples::
 
     exactsched orderings examples/topcuoglu2002.json --count --json
+    exactsched orderings examples/topcuoglu2002.json --count --best makespan --engine isl
     exactsched orderings examples/topcuoglu2002.json --best makespan
     exactsched orderings INSTANCE --best network --mapping heft.json --limit 1000000
     exactsched orderings INSTANCE --best makespan --search --time-limit 60
@@ -15,6 +16,7 @@ See :mod:`models.orderings` and ``docs/orderings.md``.
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
@@ -36,7 +38,18 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         ),
     )
     p.add_argument("instance", help="instance JSON file")
-    p.add_argument("--count", action="store_true", help="print the counts only")
+    p.add_argument(
+        "--count",
+        action="store_true",
+        help="print the counts (with --best: the counts and the best ordering)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("dp", "isl"),
+        default="dp",
+        help="count and enumerate by dynamic programming over down-sets (dp, default, "
+        "fast) or through the islpy set of the position encoding (isl, slow: a cross-check)",
+    )
     p.add_argument(
         "--best",
         choices=("network", "makespan"),
@@ -106,11 +119,17 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         print(mo.isl_text(problem, args.isl))
         if not (args.count or args.best):
             return 0
-    counts = mo.ordering_counts(problem)
-    doc: dict[str, Any] = {"instance": args.instance, "tasks": problem.n_tasks, **counts}
+    started = time.monotonic()
+    doc: dict[str, Any] = {"instance": args.instance, "tasks": problem.n_tasks}
+    # Count when asked, when nothing else is, and before enumerating (--limit needs the
+    # count); the branch and bound of --search needs none.
+    if args.count or not args.best or not args.search:
+        counts = mo.ordering_counts(problem, time_limit=args.time_limit, engine=args.engine)
+        doc.update(counts)
+        doc["engine"] = args.engine
     if args.isl and args.json:
         doc["isl"] = mo.isl_text(problem, args.isl)  # keep standard output one JSON document
-    if args.best and not args.count:
+    if args.best:
         mapping = None
         if args.mapping:
             from exactsched.schedule import load_schedule
@@ -120,21 +139,24 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
             best = mo.best_priority_list(
                 problem,
                 mapping=mapping,
-                time_limit=args.time_limit,
+                time_limit=max(0.0, args.time_limit - (time.monotonic() - started)),
                 exact_time_limit=args.cpsat_bound or None,
             )
         else:
-            if counts["legal"] > args.limit:
-                seconds = mo.estimate_seconds(counts["legal"], problem.n_tasks, args.best)
+            if doc["legal"] > args.limit:
+                seconds = mo.estimate_seconds(doc["legal"], problem.n_tasks, args.best)
                 hint = " or use --search" if args.best == "makespan" else ""
                 raise MethodError(
-                    f"orderings: {counts['legal']} legal orderings, over --limit {args.limit}; "
+                    f"orderings: {doc['legal']} legal orderings, over --limit {args.limit}; "
                     f"enumerating and costing them could take up to about {seconds:.3g} s"
                     f"; raise --limit{hint}"
                 )
-            best = mo.best_ordering(problem, args.best, mapping=mapping, weight=args.weight)
+            best = mo.best_ordering(
+                problem, args.best, mapping=mapping, weight=args.weight, engine=args.engine
+            )
         doc["best"] = {
             "objective": best.objective,
+            "engine": "search" if args.search else args.engine,
             "order": list(best.order),
             "cost": _num(best.cost),
             "proven": best.proven,
@@ -158,13 +180,14 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         emit_json(doc)
         return 0
     print(f"{problem.name or args.instance}: {problem.n_tasks} tasks")
-    for key, label in (
-        ("complete", "complete (T^T)"),
-        ("factorial", "factorial (T!)"),
-        ("semi_legal", "semi-legal"),
-        ("legal", "legal"),
-    ):
-        print(f"  {label:<16} {doc[key]:>24,}")
+    if "legal" in doc:
+        for key, label in (
+            ("complete", "complete (T^T)"),
+            ("factorial", "factorial (T!)"),
+            ("semi_legal", "semi-legal"),
+            ("legal", f"legal ({doc['engine']})"),
+        ):
+            print(f"  {label:<16} {doc[key]:>24,}")
     if "best" in doc:
         b = doc["best"]
         status = "proven" if b["proven"] else f"not proven, lower bound {b['lower_bound']}"
