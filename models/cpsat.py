@@ -573,6 +573,12 @@ def cpsat(
     schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
+    if problem.communication != "delay":  # ports or links: models/_cpsat_contention.py
+        from models._cpsat_contention import solve_contention
+
+        return solve_contention(
+            problem, time_limit=time_limit, workers=workers, seed=seed, log=log
+        )
     # Bad parameters are refused up front, even when CP-SAT never runs (bound met).
     _apply_parameters(cp_model.CpSolver().parameters, parameters)
     clock = Clock(time_limit)
@@ -852,3 +858,6 @@ def _answer(
         "options": common["options"],
     }
     return Result("cpsat", status, schedule, schedule.makespan, bound, clock.elapsed(), stats)
+
+
+cpsat.communication_models = ("delay", "single-port", "contention")  # type: ignore[attr-defined]
