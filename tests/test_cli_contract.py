@@ -597,3 +597,30 @@ def test_generate_refuses_a_cost_matrix_over_the_limit(capsys, tmp_path):
     status, _, err = run(capsys, argv)
     assert_one_line(status, err)
     assert "409,600,000 task x processor costs, more than the limit of 100,000,000" in err
+
+
+def test_interrupt_is_one_line_exit_130(capsys, monkeypatch):
+    from exactsched import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "methods", interrupted)
+    status, _, err = run(capsys, ["methods"])
+    assert_one_line(status, err, expected=130)
+
+
+class _ClosedPipe(io.TextIOBase):
+    """Standard output whose reader went away (``exactsched ... | head``)."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    status = main(["methods", "--json"])
+    assert status == 0 and capsys.readouterr().err == ""
