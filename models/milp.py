@@ -354,7 +354,8 @@ def milp(
     seed : int, optional
         Solver random seed (default 0).
     relative_gap : float
-        Stop once ``(makespan - bound) / makespan <= relative_gap`` (default 0).
+        Stop once ``(makespan - bound) / makespan <= relative_gap`` (default 0):
+        the solver's own stopping ratio, not :attr:`exactsched.Result.gap`.
     solver : str
         ``"highs"`` (default) or ``"scip"``, both bundled with OR-Tools and
         reached through ``ortools.math_opt``.

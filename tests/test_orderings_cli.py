@@ -140,7 +140,8 @@ def test_search_does_not_count_first(capsys, tmp_path):
     assert status == 0, err
     doc = json.loads(out)
     assert "legal" not in doc and doc["best"]["engine"] == "search"
-    assert doc["best"]["cost"] >= doc["best"]["lower_bound"] == 15
+    # The optimum is 16 (CP-SAT proves it); the bound is at least the load bound 15.
+    assert doc["best"]["cost"] >= doc["best"]["lower_bound"] >= 15
 
 
 def test_count_guard_is_one_line_before_allocating(capsys, tmp_path):

@@ -405,11 +405,19 @@ def _open_readonly(path: str) -> sqlite3.Connection:
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
     # No writer has the database open (no WAL file): read it as immutable, so
     # SQLite creates no side files (-shm, -wal) next to it.
-    if not os.path.exists(path + "-wal"):
-        uri += "&immutable=1"
+    immutable = not os.path.exists(path + "-wal")
     try:
-        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        try:
+            db = sqlite3.connect(uri + ("&immutable=1" if immutable else ""), uri=True,
+                                 isolation_level=None, timeout=30)  # fmt: skip
+            tables = _tables(db)
+        except sqlite3.OperationalError:
+            if immutable:
+                raise
+            # A WAL file without its -shm in a folder we may not write: read the
+            # file as it is (what the last checkpoint holds).
+            db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+            tables = _tables(db)
         if not {"meta", "instances", "runs"} <= tables:
             db.close()
             raise InstanceError(
@@ -423,6 +431,10 @@ def _open_readonly(path: str) -> sqlite3.Connection:
         what = "no schema version" if found is None else f"schema {found[0]}"
         raise InstanceError(f"{path}: study database {what}, expected {SCHEMA_VERSION}")
     return db
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 def _bool(value: Any) -> int | None:
