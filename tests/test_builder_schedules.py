@@ -20,6 +20,7 @@ prints its counts.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from functools import partial
 from typing import Any
@@ -226,3 +227,31 @@ def test_heuristics_keep_tiny_positive_costs_out_of_other_tasks() -> None:
     problem, _, _ = fractional_case(105)
     schedule = exactsched.solve(problem, "mct", check=False).schedule
     assert validate(problem, schedule) == []
+
+
+def sub_ulp_case(seed: int) -> Problem:
+    """Costs near 1e12 mixed with positive costs below half an ulp of such times."""
+    rng = np.random.default_rng(seed)
+    n, n_procs = 16, 3
+    big = rng.uniform(1e11, 1e12, size=(n, n_procs)).round()
+    costs = np.where(rng.random((n, n_procs)) < 0.4, 1e-6, big).tolist()
+    edges = [(i, j, float(rng.uniform(1e10, 1e11))) for i in range(n) for j in range(i + 1, n)
+             if rng.random() < 0.12]  # fmt: skip
+    pairs = [(int(a), int(b)) for a, b in rng.choice(n, size=(3, 2)) if a != b]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an isolation pair may already be ordered
+        return Problem.from_lists(costs, edges, isolation=pairs)
+
+
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_every_heuristic_keeps_sub_ulp_costs_out_of_other_tasks(name: str) -> None:
+    # Each heuristic family (list, ready-list, batch, partition, lookahead, group
+    # schedulers) places through the ScheduleBuilder, which must count a positive cost
+    # whose float finish equals its start as occupying its processor (issue 15).
+    for seed in range(3):
+        problem = sub_ulp_case(seed)
+        try:
+            schedule = exactsched.solve(problem, name, seed=0, check=False).schedule
+        except MethodError:
+            continue
+        assert validate(problem, schedule) == [], seed
