@@ -8,7 +8,8 @@ usage or an environment failure (a missing folder, a full disk, out of memory),
 or a method that returned an invalid schedule (:class:`InvalidScheduleError`),
 3 an internal error (a bug), 130 interrupted. Every failure prints exactly one
 line on standard error, never a traceback (``EXACTSCHED_TRACEBACK=1`` shows the
-traceback of an internal error). A closed pipe on standard output
+traceback of an internal error; instance warnings are printed only when the
+command succeeds). A closed pipe on standard output
 (``exactsched methods | head -1``) stops quietly with status 0.
 """
 
@@ -264,7 +265,8 @@ def _guarded(argv: Sequence[str] | None) -> int:
         except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
             status, message = _error_status(exc, command)
             if message is not None:
-                _flush_warnings(caught)
+                # The error alone: warnings about the input are printed on success only,
+                # so that a failure is always exactly one line.
                 _print_error(message)
             return status
     _flush_warnings(caught)

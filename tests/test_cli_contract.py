@@ -624,3 +624,25 @@ def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", _ClosedPipe())
     status = main(["methods", "--json"])
     assert status == 0 and capsys.readouterr().err == ""
+
+
+def test_gantt_with_a_schedule_naming_an_unknown_processor(capsys, files):
+    doc = json.loads(Path(files["schedule"]).read_text())
+    doc["tasks"][0]["processor"] = "zzz"
+    bad = files["tmp"] / "unknown-processor.json"
+    bad.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["gantt", bad, EXAMPLE, "-o", files["out"] + ".png"])
+    assert_one_line(status, err)
+    assert "processor 'zzz'" in err
+
+
+def test_a_failure_after_an_instance_warning_is_still_one_line(capsys, files):
+    doc = json.loads(Path(EXAMPLE).read_text())
+    doc["isolation"] = [["n1", "n2"]]  # n1 -> n2 is an edge: a harmless redundant pair
+    path = files["tmp"] / "redundant.json"
+    path.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["validate", path])
+    assert status == 0 and "warning" in err
+    status, _, err = run(capsys, ["validate", path, files["missing"]])
+    assert_one_line(status, err)
+    assert "warning" not in err
