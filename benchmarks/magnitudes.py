@@ -38,13 +38,21 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=54, help="seeds 0..N-1")
     parser.add_argument("--methods", nargs="+", default=["cpsat", "milp-highs"])
     parser.add_argument("--time-limit", type=float, default=5.0)
+    parser.add_argument("--magnitudes", nargs="+", type=float, help="default 1e-9 .. 1e15")
+    parser.add_argument("--kinds", nargs="+", choices=("integer", "decimal", "float"))
     args = parser.parse_args()
     module = _sweep_module()
+    if args.magnitudes:
+        module.MAGNITUDES = tuple(args.magnitudes)
+    if args.kinds:
+        module.KINDS = tuple(args.kinds)
     started = time.perf_counter()
     rows = module.sweep(
         range(args.instances),
         methods=tuple(args.methods),
         certify_options=(None, False),
+        magnitudes=module.MAGNITUDES,
+        kinds=module.KINDS,
         time_limit=args.time_limit,
     )
     header = (

@@ -8,7 +8,8 @@ usage or an environment failure (a missing folder, a full disk, out of memory),
 or a method that returned an invalid schedule (:class:`InvalidScheduleError`),
 3 an internal error (a bug), 130 interrupted. Every failure prints exactly one
 line on standard error, never a traceback (``EXACTSCHED_TRACEBACK=1`` shows the
-traceback of an internal error). A closed pipe on standard output
+traceback of an internal error; instance warnings are printed only when the
+command succeeds). A closed pipe on standard output
 (``exactsched methods | head -1``) stops quietly with status 0.
 """
 
@@ -264,7 +265,8 @@ def _guarded(argv: Sequence[str] | None) -> int:
         except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
             status, message = _error_status(exc, command)
             if message is not None:
-                _flush_warnings(caught)
+                # The error alone: warnings about the input are printed on success only,
+                # so that a failure is always exactly one line.
                 _print_error(message)
             return status
     _flush_warnings(caught)
@@ -565,13 +567,23 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     if result.certified is not None:
         by = ", ".join(result.certified_by)
         took = result.stats.get("certify", {}).get("seconds", 0.0)
-        verdict = f"yes, by {by}" if result.certified else "no (the optimum is a claim)"
+        if result.certified:
+            verdict = f"yes, by {by}"
+        elif result.status.value == "optimal":
+            verdict = "no (the optimum is a claim)"
+        else:
+            verdict = "no"
         print(f"certified   {verdict} in {took:.3f} s")
+    claim = result.stats.get("claim")
+    if isinstance(claim, dict) and claim.get("why_not_optimal"):
+        # Exact figures: at 1e12 two claims a few units apart print alike with :g.
+        why = claim["why_not_optimal"]
+        print(f"claim       {claim['makespan']!r} not reported optimal: {why}")
     if "false_proof" in result.stats:
         caught = result.stats["false_proof"]
         print(
-            f"false proof caught: {result.method} claimed {caught['claimed']:g}, "
-            f"{caught['caught_by']} found {caught['makespan']:g}"
+            f"false proof caught: {result.method} claimed {caught['claimed']!r}, "
+            f"{caught['caught_by']} found {caught['makespan']!r}"
         )
     print(f"seconds     {result.seconds:.3f}")
     print()

@@ -597,3 +597,52 @@ def test_generate_refuses_a_cost_matrix_over_the_limit(capsys, tmp_path):
     status, _, err = run(capsys, argv)
     assert_one_line(status, err)
     assert "409,600,000 task x processor costs, more than the limit of 100,000,000" in err
+
+
+def test_interrupt_is_one_line_exit_130(capsys, monkeypatch):
+    from exactsched import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "methods", interrupted)
+    status, _, err = run(capsys, ["methods"])
+    assert_one_line(status, err, expected=130)
+
+
+class _ClosedPipe(io.TextIOBase):
+    """Standard output whose reader went away (``exactsched ... | head``)."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    status = main(["methods", "--json"])
+    assert status == 0 and capsys.readouterr().err == ""
+
+
+def test_gantt_with_a_schedule_naming_an_unknown_processor(capsys, files):
+    doc = json.loads(Path(files["schedule"]).read_text())
+    doc["tasks"][0]["processor"] = "zzz"
+    bad = files["tmp"] / "unknown-processor.json"
+    bad.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["gantt", bad, EXAMPLE, "-o", files["out"] + ".png"])
+    assert_one_line(status, err)
+    assert "processor 'zzz'" in err
+
+
+def test_a_failure_after_an_instance_warning_is_still_one_line(capsys, files):
+    doc = json.loads(Path(EXAMPLE).read_text())
+    doc["isolation"] = [["n1", "n2"]]  # n1 -> n2 is an edge: a harmless redundant pair
+    path = files["tmp"] / "redundant.json"
+    path.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["validate", path])
+    assert status == 0 and "warning" in err
+    status, _, err = run(capsys, ["validate", path, files["missing"]])
+    assert_one_line(status, err)
+    assert "warning" not in err

@@ -200,3 +200,17 @@ def test_a_planted_fault_in_the_bound_is_not_certified(
     if result.certified:
         assert result.makespan == 73
     assert result.status is not Status.OPTIMAL or result.makespan == 73
+
+
+def test_cli_prints_exact_figures_and_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    from exactsched.cli import main
+
+    path = str(HERE / "highs-small-57.json")
+    assert main(["solve", path, "-m", "milp", "--no-certify", "-w", "1", "-t", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "status      feasible" in out
+    assert "not trusted without a witness of another engine" in out
+    path = str(HERE / "delays-1e19.json")
+    assert main(["solve", path, "-m", "bruteforce", "-t", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "status      feasible" in out and "beyond what floating point holds" in out
