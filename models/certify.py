@@ -226,8 +226,9 @@ def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Ques
         if top > cap:
             return None
         data = grid_data(problem, grid.resolution)
-        assert data.exact
-        return _Question(data, top - 1, top / grid.resolution)
+        if data.exact:  # always, on held grid data (both read the same decimals)
+            return _Question(data, top - 1, top / grid.resolution)
+        return None
     resolution = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed)) if claimed > 0 else 1.0
     data = grid_data(problem, resolution)
     top = math.ceil(Fraction(claimed) * Fraction(repr(resolution)))
