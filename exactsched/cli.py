@@ -318,6 +318,8 @@ def _output_error(exc: OSError) -> OutputError:
 
 def _error_status(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit status and one-line message of an error escaping a command."""
+    if isinstance(exc, SystemExit):  # a command chose its status (it printed its reason)
+        return _exit_code(exc), None
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "interrupted"
     if isinstance(exc, OutputError):

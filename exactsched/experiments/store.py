@@ -33,6 +33,7 @@ live side by side and a study reads back only the keys it planned.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -136,10 +137,13 @@ class Store:
             self._db.executescript(_SCHEMA)
             found = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(AttributeError, sqlite3.Error):
+                self._db.close()
             raise InstanceError(f"{self.path}: not a study database ({exc})") from None
         if found is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif found[0] != SCHEMA_VERSION:
+            self._db.close()
             raise InstanceError(
                 f"{self.path}: study database schema {found[0]}, expected {SCHEMA_VERSION}"
             )
@@ -406,6 +410,7 @@ def _open_readonly(path: str) -> sqlite3.Connection:
     # No writer has the database open (no WAL file): read it as immutable, so
     # SQLite creates no side files (-shm, -wal) next to it.
     immutable = not os.path.exists(path + "-wal")
+    db = None
     try:
         try:
             db = sqlite3.connect(uri + ("&immutable=1" if immutable else ""), uri=True,
@@ -416,6 +421,8 @@ def _open_readonly(path: str) -> sqlite3.Connection:
                 raise
             # A WAL file without its -shm in a folder we may not write: read the
             # file as it is (what the last checkpoint holds).
+            if db is not None:
+                db.close()
             db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
             tables = _tables(db)
         if not {"meta", "instances", "runs"} <= tables:
@@ -425,6 +432,8 @@ def _open_readonly(path: str) -> sqlite3.Connection:
             )
         found = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     except sqlite3.DatabaseError as exc:
+        if db is not None:
+            db.close()
         raise InstanceError(f"{path}: not a study database ({exc})") from None
     if found is None or found[0] != SCHEMA_VERSION:
         db.close()
