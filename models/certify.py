@@ -325,11 +325,13 @@ def certify(
     # Under single-port or contention the witnesses refute on the delay relaxation:
     # no schedule below the claim there means none here (messages only add waits).
     relaxed = problem if problem.communication == "delay" else problem.with_communication("delay")
-    if grid.exact and not grid.held:
-        chosen = ()
+    # Data floats cannot hold exactly: no certificate, but a witness's valid
+    # schedule that is clearly shorter still catches a false proof.
+    catch_only = grid.exact and not grid.held
+    if catch_only:
         report["reason"] = (
             f"the data sum to {grid.total:.3g} grid units: "
-            "beyond what floating point holds exactly"
+            "beyond what floating point holds exactly (no certificate)"
         )
     for name in chosen:
         remaining = None if deadline is None else deadline - time.perf_counter()
@@ -343,6 +345,9 @@ def certify(
             "seconds": round(verdict.seconds, 6),
         }
         if verdict.outcome == "refuted":
+            if catch_only:
+                report["witnesses"][name]["reason"] += " (data not held: no certificate)"
+                continue
             if name in NOT_ALONE:
                 report["witnesses"][name]["reason"] += " (never certifies alone)"
                 continue
