@@ -80,6 +80,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     cmp.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (or 'local')")
     cmp.add_argument("--platform", metavar="FILE", help="run every instance on this platform")
+    cmp.add_argument(
+        "--communication",
+        metavar="MODELS",
+        help="run every instance under each model: delay, single-port, contention "
+        "(comma-separated; overrides the model an instance file names; default: its own)",
+    )
     cmp.add_argument("--report", metavar="FILE", help="write a Markdown report")
     cmp.add_argument("--plots", metavar="DIR", help="write plots (PNG) to DIR")
     cmp.add_argument("--json", action="store_true", help="print one JSON document")
@@ -130,9 +136,10 @@ def _check_args(args: argparse.Namespace) -> None:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import load_rows
     from exactsched.experiments.report import compare_text, write_outputs
-    from exactsched.experiments.sweep import run_sweep
+    from exactsched.experiments.sweep import parse_communication, run_sweep
 
     _check_args(args)
+    parse_communication(args.communication)  # a bad model is refused before anything runs
     _check_outputs(args)
     if args.db is not None and not args.db.strip():
         raise MethodError("--db: empty path")
@@ -150,6 +157,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         fresh=args.fresh,
         retry_errors=args.retry_errors,
         platform=args.platform,
+        communication=args.communication,
         progress="none" if (args.quiet or args.json) else "auto",
     )
     try:
