@@ -100,3 +100,16 @@ def test_milp_refuses_with_one_line():
     with pytest.raises(MethodError, match=r"^\w+: does not support the 'contention'") as err:
         solve(problem, method, time_limit=5)
     assert "\n" not in str(err.value)
+
+
+def test_chain_optimum_equals_delay():
+    # In a chain no two messages can overlap (each ends before the next task starts),
+    # so the optimum under single-port and contention is the delay optimum.
+    costs = [[3, 1, 4, 2], [2, 5, 1, 3], [4, 2, 2, 1], [1, 3, 5, 2], [2, 2, 1, 4]]
+    base = Problem.from_lists(
+        costs, [(k, k + 1, 2 + k) for k in range(4)], network={"topology": "mesh", "dims": [2, 2]}
+    )
+    delay = cp(base).makespan
+    for model in ("single-port", "contention"):
+        result = cp(base.with_communication(model))
+        assert result.status is Status.OPTIMAL and result.makespan == delay
