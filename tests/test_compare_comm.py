@@ -254,3 +254,28 @@ def test_the_store_keeps_models_apart():
         rows = load_rows(store, keys=out.keys)
     assert sorted(r["communication"] for r in rows) == ["contention", "delay", "single-port"]
     assert len({r["instance_key"] for r in rows}) == 3 and len({r["base_key"] for r in rows}) == 1
+
+
+def test_results_and_gantt_from_a_study_of_several_models(capsys, files, tmp_path):
+    db = tmp_path / "study.db"
+    status, _, err = run(
+        capsys, "compare", files[0], "--communication", "delay,contention", "--methods",
+        "heft", "--exact", "none", "--db", db, "-q",
+    )  # fmt: skip
+    assert status == 0, err
+    status, out, _ = run(capsys, "results", db)
+    assert status == 0 and "contention/delay over 1 instance(s)" in out
+    # One name, two instances: the model picks one, and without it the error says so.
+    png = tmp_path / "g.png"
+    status, out, err = run(capsys, "gantt", "--db", db, "-m", "heft", "tiny-mesh", "-o", png)
+    assert status == 2 and "2 instances" in err and "give --communication" in err
+    assert len(err.strip().splitlines()) == 1
+    for model in ("contention", "delay"):
+        status, out, err = run(
+            capsys, "gantt", "--db", db, "-m", "heft", "tiny-mesh", "--communication", model,
+            "-o", png,
+        )  # fmt: skip
+        assert status == 0 and err == "" and png.stat().st_size > 0
+    status, _, err = run(capsys, "gantt", "--db", db, "-m", "heft", "tiny-mesh",
+                         "--communication", "bogus", "-o", png)  # fmt: skip
+    assert status == 2 and "unknown model 'bogus'" in err

@@ -113,6 +113,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     gan.add_argument("--output", "-o", required=True, metavar="FILE", help="out.png or out.svg")
     gan.add_argument("--db", metavar="FILE", help="take the schedule from a study database")
     gan.add_argument("--method", "-m", help="with --db: the method")
+    gan.add_argument(
+        "--communication",
+        metavar="MODEL",
+        help="with --db: the instance under this model (compare --communication stores "
+        "one instance per model)",
+    )
     gan.add_argument("--title", help="chart title")
     return {"compare": _cmd_compare, "results": _cmd_results, "gantt": _cmd_gantt}
 
@@ -218,7 +224,7 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 
 def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
-    from exactsched.experiments.report import summary_text, write_outputs
+    from exactsched.experiments.report import communication_text, summary_text, write_outputs
     from exactsched.experiments.store import Store
 
     _check_outputs(args)
@@ -242,6 +248,9 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for r in rows:
                 writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
         else:
+            models = communication_text(rows)
+            if models:
+                print(models + "\n", file=out)
             print(summary_text(rows), file=out)
             configs = _configurations(rows)
             if len(configs) > 1:
@@ -299,14 +308,25 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
 
         if not args.method or not (args.instance or args.schedule):
             raise MethodError("gantt --db: give the instance (key or name) and --method")
+        from exactsched.experiments.sweep import parse_communication
+
+        models = parse_communication(args.communication)
+        if models is not None and len(models) != 1:
+            raise MethodError("gantt --communication: give one model")
         with Store(args.db, readonly=True) as store:
-            doc, sched = store.schedule(args.instance or args.schedule, args.method)
+            doc, sched = store.schedule(
+                args.instance or args.schedule,
+                args.method,
+                None if models is None else models[0],
+            )
         problem = load_problem(doc)
         schedule = Schedule.from_json(sched)
         method = args.method
     else:
         if not (args.schedule and args.instance):
             raise MethodError("gantt: give SCHEDULE and INSTANCE (or --db, --method)")
+        if args.communication is not None:
+            raise MethodError("gantt --communication: only with --db (a file names its model)")
         problem = load_problem(args.instance)
         schedule = load_schedule(args.schedule)
         method = _method_of(args.schedule)
