@@ -438,6 +438,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "processors": problem.n_processors,
         "processor_types": types,
         "topology": problem.network["topology"],
+        "communication": problem.communication,
+        "duplex": problem.duplex,
         "diameter": _num(topology.diameter()),
         "latency": _num(problem.latency),
         "bandwidth": _num(problem.bandwidth),
@@ -460,7 +462,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"processors      {doc['processors']} ({kinds})")
     print(
         f"network         {doc['topology']}, diameter {doc['diameter']} hops, "
-        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}"
+        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}, "
+        f"{doc['communication']}{'' if doc['duplex'] else ' (half duplex)'} communication"
     )
     print(f"CCR             {doc['ccr']:.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
