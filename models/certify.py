@@ -322,8 +322,9 @@ def certify(
     refuted_by: list[str] = []
     delta = 0.0
     caught: tuple[str, Schedule] | None = None
-    # Under single-port or contention the witnesses refute on the delay relaxation:
-    # no schedule below the claim there means none here (messages only add waits).
+    # Under single-port or contention the witnesses refute on the delay relaxation (no
+    # schedule below the claim there means none here: messages only add waits), except
+    # bruteforce, which searches the model itself (models/_bruteforce_comm.py).
     relaxed = problem if problem.communication == "delay" else problem.with_communication("delay")
     # Data floats cannot hold exactly: no certificate, but a witness's valid
     # schedule that is clearly shorter still catches a false proof.
@@ -338,7 +339,8 @@ def certify(
         if remaining is not None and remaining <= 0:
             report["witnesses"][name] = {"outcome": "unknown", "reason": "no time left"}
             continue
-        verdict, below = _ask(relaxed, name, claim, grid, remaining, int(seed or 0))
+        asked = problem if name == "bruteforce" else relaxed
+        verdict, below = _ask(asked, name, claim, grid, remaining, int(seed or 0))
         report["witnesses"][name] = {
             "outcome": verdict.outcome,
             "reason": verdict.reason,
@@ -354,7 +356,7 @@ def certify(
             refuted_by.append(name)
             delta = max(0.0, claim - below)
             break
-        if verdict.outcome == "found" and relaxed is not problem:
+        if verdict.outcome == "found" and asked is not problem:
             report["witnesses"][name]["outcome"] = "unknown"
             report["witnesses"][name]["reason"] = (
                 f"a shorter schedule of the delay relaxation, which says nothing under "
