@@ -279,3 +279,19 @@ def test_results_and_gantt_from_a_study_of_several_models(capsys, files, tmp_pat
     status, _, err = run(capsys, "gantt", "--db", db, "-m", "heft", "tiny-mesh",
                          "--communication", "bogus", "-o", png)  # fmt: skip
     assert status == 2 and "unknown model 'bogus'" in err
+
+
+@pytest.mark.parametrize(
+    ("row", "shown"),
+    [
+        ({"reference": 280, "optimum": 280}, "280"),
+        ({"reference": 286, "optimum": None, "best_bound": 286, "disputed": None}, "=286"),
+        ({"reference": 324, "optimum": None, "best_bound": 224, "disputed": None}, "~324"),
+        ({"reference": 324, "optimum": None, "best_bound": 330, "disputed": "x"}, "~324"),
+        (None, "-"),
+    ],
+)
+def test_reference_marks(row, shown):
+    from exactsched.experiments.report import _reference
+
+    assert _reference(row) == shown

@@ -180,9 +180,7 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
 
 def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
     ref = rows[0]
-    model = ref.get("communication") or "delay"
-    shown = ref["instance"] if model == "delay" else f"{ref['instance']} [{model}]"
-    head = f"{shown} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
+    head = f"{_named(ref)} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
     if ref["disputed"]:
         head += f"\n  DISPUTED (no optimum): {ref['disputed']}"
     if ref["optimum"] is not None:
@@ -259,7 +257,7 @@ def compare_text(
             f" ({outcome.seconds:.1f} s)"
         )
     for d in disputed:
-        lines.append(f"DISPUTED {d['instance']}: {d['disputed']}")
+        lines.append(f"DISPUTED {_named(d)}: {d['disputed']}")
     parts.append("\n".join(lines))
     models = communication_text(rows)
     if models:
@@ -325,8 +323,9 @@ def communication_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -
         body.append(cells)
     head = ["instance", *models, *(f"{m}/delay" for m in others)]
     title = (
-        "Communication models: reference makespan per model (certified optimum; ~ best "
-        "known, no certified optimum) and its ratio to delay"
+        "Communication models: reference makespan per model (certified optimum; =x proven "
+        "optimal by an exact method but not certified; ~x best known, above the best "
+        "proven bound) and its ratio to delay"
     )
     out = [title, "", _table(head, body, markdown)]
     for m in others:
@@ -365,10 +364,21 @@ def communication_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -
 
 
 def _reference(row: dict[str, Any] | None) -> str:
+    """The reference of an instance: ``280`` certified, ``=286`` proven (the best
+    bound meets it) but not certified, ``~324`` best known above the best bound."""
     if row is None or row.get("reference") is None:
         return "-"
-    mark = "" if row.get("optimum") is not None else "~"
-    return mark + _num(row["reference"])
+    if row.get("optimum") is not None:
+        return _num(row["reference"])
+    bound = row.get("best_bound")
+    proven = bound is not None and not row.get("disputed") and bound >= row["reference"]
+    return ("=" if proven else "~") + _num(row["reference"])
+
+
+def _named(row: dict[str, Any]) -> str:
+    """The instance's name, with its communication model unless ``delay``."""
+    model = row.get("communication") or "delay"
+    return row["instance"] if model == "delay" else f"{row['instance']} [{model}]"
 
 
 def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -> str:
@@ -412,12 +422,12 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     disputed = [f for f in firsts if f["disputed"]]
     if disputed:
         out += ["", "## Disputed instances", ""]
-        out += [f"- `{f['instance']}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
+        out += [f"- `{_named(f)}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
     open_ = [f for f in firsts if f["optimum"] is None and f["best_known"] is not None]
     if open_:
         out += ["", "## Instances without a certified optimum (gaps to the best known)", ""]
         out += [
-            f"- `{f['instance']}`: best known {_num(f['best_known'])}, best lower bound "
+            f"- `{_named(f)}`: best known {_num(f['best_known'])}, best lower bound "
             f"{_num(f['best_bound'])}" for f in open_[:50]
         ]  # fmt: skip
         if len(open_) > 50:
@@ -432,7 +442,7 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     if errors:
         out += ["", "## Errors and refusals", ""]
         for r in errors[:50]:
-            out.append(f"- `{r['instance']}` {r['label']} ({r['status']}): {r['error']}")
+            out.append(f"- `{_named(r)}` {r['label']} ({r['status']}): {r['error']}")
         if len(errors) > 50:
             out.append(f"- ... and {len(errors) - 50} more (`exactsched results DB --csv`)")
     if plots:
