@@ -632,9 +632,10 @@ def main(argv: list[str] | None = None) -> None:
         ]
         errors = sorted({row[saga_name + ":error"] for row in rows if row[saga_name] is None})
         if dropped:
+            ran = sum(row[saga_name] is not None for row in rows)
             print(
                 f"\nsaga's {saga_name} left {min(dropped)}-{max(dropped)} tasks unscheduled "
-                f"on {len(dropped)} of {len(rows)} instances."
+                f"on {len(dropped)} of the {ran} instances it finished."
             )
         if errors:
             print(f"\nsaga's {saga_name} raised: {'; '.join(e[:120] for e in errors)}")

@@ -8,7 +8,8 @@ usage or an environment failure (a missing folder, a full disk, out of memory),
 or a method that returned an invalid schedule (:class:`InvalidScheduleError`),
 3 an internal error (a bug), 130 interrupted. Every failure prints exactly one
 line on standard error, never a traceback (``EXACTSCHED_TRACEBACK=1`` shows the
-traceback of an internal error). A closed pipe on standard output
+traceback of an internal error; instance warnings are printed only when the
+command succeeds). A closed pipe on standard output
 (``exactsched methods | head -1``) stops quietly with status 0.
 """
 
@@ -264,7 +265,8 @@ def _guarded(argv: Sequence[str] | None) -> int:
         except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
             status, message = _error_status(exc, command)
             if message is not None:
-                _flush_warnings(caught)
+                # The error alone: warnings about the input are printed on success only,
+                # so that a failure is always exactly one line.
                 _print_error(message)
             return status
     _flush_warnings(caught)
@@ -316,6 +318,8 @@ def _output_error(exc: OSError) -> OutputError:
 
 def _error_status(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit status and one-line message of an error escaping a command."""
+    if isinstance(exc, SystemExit):  # a command chose its status (it printed its reason)
+        return _exit_code(exc), None
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "interrupted"
     if isinstance(exc, OutputError):
@@ -434,6 +438,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "processors": problem.n_processors,
         "processor_types": types,
         "topology": problem.network["topology"],
+        "communication": problem.communication,
+        "duplex": problem.duplex,
         "diameter": _num(topology.diameter()),
         "latency": _num(problem.latency),
         "bandwidth": _num(problem.bandwidth),
@@ -456,7 +462,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"processors      {doc['processors']} ({kinds})")
     print(
         f"network         {doc['topology']}, diameter {doc['diameter']} hops, "
-        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}"
+        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}, "
+        f"{doc['communication']}{'' if doc['duplex'] else ' (half duplex)'} communication"
     )
     print(f"CCR             {doc['ccr']:.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
@@ -565,13 +572,23 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     if result.certified is not None:
         by = ", ".join(result.certified_by)
         took = result.stats.get("certify", {}).get("seconds", 0.0)
-        verdict = f"yes, by {by}" if result.certified else "no (the optimum is a claim)"
+        if result.certified:
+            verdict = f"yes, by {by}"
+        elif result.status.value == "optimal":
+            verdict = "no (the optimum is a claim)"
+        else:
+            verdict = "no"
         print(f"certified   {verdict} in {took:.3f} s")
+    claim = result.stats.get("claim")
+    if isinstance(claim, dict) and claim.get("why_not_optimal"):
+        # Exact figures: at 1e12 two claims a few units apart print alike with :g.
+        why = claim["why_not_optimal"]
+        print(f"claim       {claim['makespan']!r} not reported optimal: {why}")
     if "false_proof" in result.stats:
         caught = result.stats["false_proof"]
         print(
-            f"false proof caught: {result.method} claimed {caught['claimed']:g}, "
-            f"{caught['caught_by']} found {caught['makespan']:g}"
+            f"false proof caught: {result.method} claimed {caught['claimed']!r}, "
+            f"{caught['caught_by']} found {caught['makespan']!r}"
         )
     print(f"seconds     {result.seconds:.3f}")
     print()
@@ -670,7 +687,8 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
     """
     span = schedule.makespan or 1
     lanes = schedule.by_processor()
-    name_width = max(len(p) for p in problem.proc_ids)
+    comm = _message_rows(schedule)
+    name_width = max(len(p) for p in [*problem.proc_ids, *comm])
     lines = []
     for proc in problem.proc_ids:
         row = [" "] * width
@@ -689,7 +707,50 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
         else:
             spans = " idle"
         lines.append(f"{proc:<{name_width}} |{''.join(row)}|{spans}")
+    for name, busy in comm.items():  # single-port and contention: one row per port or link
+        row = [" "] * width
+        for label, start, finish in busy:
+            a = int(round(start / span * width))
+            b = max(a + 1, int(round(finish / span * width)))
+            for k in range(a, min(b, width)):
+                row[k] = "~"
+            for k, ch in enumerate(label[: max(1, b - a)]):
+                if a + k < width:
+                    row[a + k] = ch
+        spans = f" {_num(busy[0][1]):g}-{_num(max(f for _, _, f in busy)):g}"
+        lines.append(f"{name:<{name_width}} |{''.join(row)}|{spans}")
     return "\n".join(lines)
+
+
+def _message_rows(schedule: Any) -> dict[str, list[tuple[str, float, float]]]:
+    """Message intervals per link (contention) or port (single-port), first start first.
+
+    Examples
+    --------
+    >>> from exactsched import Placement, Problem, Schedule
+    >>> from exactsched.messages import LinkTime, Message
+    >>> p = Problem.from_lists([[1, 1], [1, 1]], [(0, 1, 2)],
+    ...                        network={"communication": "contention"})
+    >>> s = Schedule({"t0": Placement("p0", 0, 1), "t1": Placement("p1", 3, 4)},
+    ...              [Message("t0", "t1", 1, 3, (LinkTime("p0->p1", 1, 3),))])
+    >>> print(gantt(p, s, width=8))
+    p0     |t0      | 0-1
+    p1     |      t1| 3-4
+    p0->p1 |  t0>t  | 1-3
+    """
+    rows: dict[str, list[tuple[str, float, float]]] = {}
+    for m in getattr(schedule, "messages", ()):
+        label = f"{m.src}>{m.dst}"
+        if m.links:
+            for h in m.links:
+                if h.finish > h.start:
+                    rows.setdefault(h.link, []).append((label, h.start, h.finish))
+        elif m.finish > m.start and m.src in schedule and m.dst in schedule:
+            for name in (f"send {schedule[m.src].processor}", f"recv {schedule[m.dst].processor}"):
+                rows.setdefault(name, []).append((label, m.start, m.finish))
+    for busy in rows.values():
+        busy.sort(key=lambda item: (item[1], item[2]))
+    return dict(sorted(rows.items(), key=lambda item: (item[1][0][1], item[0])))
 
 
 # ---- methods ----------------------------------------------------------------------

@@ -12,7 +12,7 @@ with a few GB of memory can hold:
 
 * :data:`MAX_TASKS` tasks and :data:`MAX_EDGES` edges per instance;
 * :data:`MAX_PROCESSORS` processors per platform, so the dense hop matrix has at
-  most :data:`MAX_HOP_CELLS` cells (512 MiB as float64);
+  most :data:`MAX_HOP_CELLS` cells (128 MiB as float64);
 * :data:`MAX_COST_CELLS` cells of the task x processor cost matrix;
 * :data:`MAX_INSTANCES` instances per ``exactsched generate --count``.
 
@@ -23,7 +23,7 @@ Examples
 >>> check_size(10**11, MAX_PROCESSORS, "processors", "here")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-exactsched.errors.InstanceError: here: 100,000,000,000 processors, more than the limit of 8,192 ...
+exactsched.errors.InstanceError: here: 100,000,000,000 processors, more than the limit of 4,096 ...
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ MAX_TASKS = 1_000_000
 #: Edges (data dependencies) per instance.
 MAX_EDGES = 20_000_000
 #: Processors per platform.
-MAX_PROCESSORS = 8192
+MAX_PROCESSORS = 4096
 #: Cells of the dense processor x processor hop matrix (``MAX_PROCESSORS ** 2``).
 MAX_HOP_CELLS = MAX_PROCESSORS**2
 #: Cells of the task x processor cost matrix (800 MB as float64).

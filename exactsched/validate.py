@@ -44,9 +44,11 @@ no float schedule can express (a start of 2e6 and a cost of 1e-10 end at
 Zero-length tasks (cost 0 on their processor) occupy no processor time: their
 empty interval overlaps nothing, on a processor or in an isolation pair, so they
 may start inside another task; edges and order pairs bind them as written
-(``docs/instance-format.md``, "Zero-length tasks"). A positive cost below half a
-unit in the last place of the start gives ``start + cost == start`` on the
-floats, an empty interval there, and is treated the same way.
+(``docs/instance-format.md``, "Zero-length tasks"). Only a cost of exactly 0 does
+that: a positive cost below half a unit in the last place of the start
+(``start + cost == start`` in floating point) still occupies its processor, and
+such a task starting strictly inside another is an overlap (moving it out takes
+far more than a rounding error), while touching is allowed as usual.
 
 Times in messages are printed exactly (12 significant digits, more when needed).
 A start or finish that is not a finite number (NaN, inf, None) is a violation.
@@ -377,11 +379,12 @@ class _Numbers:
     def positive(self, i: int) -> bool:
         """Whether task ``i`` has a positive length (zero-length tasks overlap nothing).
 
-        Positive both exactly and on the floats: a cost below half a unit in the
-        last place of the start leaves ``start + cost == start`` in floating
-        point, an empty interval on the floats, which overlaps nothing there.
+        A property of the data, not of rounding: a positive cost below half a
+        unit in the last place of the start (``start + cost == start`` in
+        floating point) still occupies the processor, so such a task may touch
+        another task but not start strictly inside it.
         """
-        return bool(self.cost[i] > 0 and self.end[i] > self.start[i])
+        return bool(self.cost[i] > 0)
 
     def less_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` starts before ``holder`` ends."""

@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> None:
         dask=args.dask,
         db=out / "study.sqlite",
     )
-    rows = load_rows(outcome.store, latest=True)
+    # The rows of this configuration only (the database may hold runs of others).
+    rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
     outcome.store.close()
     print(compare_text(rows, outcome))
     for path in write_outputs(rows, report=str(out / "report.md"), plots=str(out / "plots")):

@@ -175,7 +175,8 @@ class ReadyTable:
     def place(self, task: int, processor: int) -> None:
         """Place a ready ``task`` at its earliest start on ``processor``; update the table."""
         start = float(self.est[task, processor])
-        finish = start + float(self._cost[task, processor])
+        cost = float(self._cost[task, processor])
+        finish = start + cost
         released = commit_start(self.builder, task, processor, start)
         rows = self._ready
         rows = np.delete(rows, np.searchsorted(rows, task))
@@ -190,14 +191,21 @@ class ReadyTable:
             col = self.est[rows, processor]
             if self.builder.insertion:
                 d = self._cost[rows, processor]
-                clash = (col < finish) & (col + d > start) & (d > 0) & (finish > start)
+                # Positive costs occupy time even when `finish == start` in floats (a
+                # cost below half an ulp): such a task is the point [s, s]. A row's
+                # slot is stale if it overlaps the new interval, or if it is such a
+                # point at the new task's start or finish (the gap edge it sat on may
+                # be gone), which a recomputation settles.
+                point = col + d == col
+                touch = point & ((col == start) | (col == finish))
+                clash = ((col < finish) & (col + d > start) | touch) & (d > 0) & (cost > 0)
             else:
                 # The tail of the processor moved to `finish`: a start there becomes
                 # max(old start, finish), unless isolation partners push it further.
                 clash = (col < finish) & self._has_iso[rows]
                 self.est[rows, processor] = np.maximum(col, finish)
             stale = set(rows[clash].tolist())
-            if finish > start:
+            if cost > 0:
                 stale.update(q for q in self._iso[task] if self._is_ready[q])
             for t in sorted(stale):
                 self._row(t)

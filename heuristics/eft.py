@@ -17,7 +17,12 @@ of ``docs/instance-format.md``:
   processor, not only its own;
 * intervals are half-open, so touching is allowed and a zero-cost task fits
   anywhere: its earliest start is its data-ready time, even inside a busy
-  interval, and it never occupies a processor.
+  interval, and it never occupies a processor. Only a cost of exactly 0 does
+  that: a positive cost below half an ulp of its start (``start + cost ==
+  start`` in floats) still occupies its processor as the point ``[s, s]``
+  (as :func:`exactsched.validate` reads it), which may touch other tasks or
+  share their start but never lies strictly inside one, and no other task may
+  span it.
 
 :func:`list_schedule` is the ready-list scheduler built on it: it repeatedly
 takes the ready task of highest priority (ties: lowest task index), so any
@@ -422,9 +427,9 @@ class ScheduleBuilder:
         jump lands on a partner's finish, so it ends after at most one round
         per partner and gap.
         """
-        partners = [
-            q for q in self._s.iso[task] if self.proc[q] >= 0 and self.finish[q] > self.start[q]
-        ]
+        # Every placed partner of positive cost blocks, even one whose float finish
+        # equals its start (it may still not lie strictly inside this task).
+        partners = [q for q in self._s.iso[task] if self._occupies(q)]
         if not partners:
             return est
         bs, bf = self.start[partners], self.finish[partners]
@@ -447,23 +452,20 @@ class ScheduleBuilder:
             raise ValueError(
                 f"task {ids[task]}: start {start:g} is before its data are ready at {ready:g}"
             )
-        finish = start + float(self._s.cost[task, processor])
-        if finish > start:
+        cost = float(self._s.cost[task, processor])
+        finish = start + cost
+        if cost > 0:  # positive cost occupies time, even below half an ulp of its start
             for q in self._s.iso[task]:
-                if (
-                    self.proc[q] >= 0
-                    and self.finish[q] > self.start[q]
-                    and self.start[q] < finish
-                    and start < self.finish[q]
-                ):
+                if self._occupies(q) and self.start[q] < finish and start < self.finish[q]:
                     raise ValueError(f"task {ids[task]}: overlaps its isolation partner {ids[q]}")
 
     def _commit(self, task: int, processor: int, start: float) -> list[int]:
         """Record the placement; return the tasks it makes ready."""
         if self._net is not None:
             self._net.book(self, task, processor, start)
-        finish = start + float(self._s.cost[task, processor])
-        if finish > start:
+        cost = float(self._s.cost[task, processor])
+        finish = start + cost
+        if cost > 0:  # not `finish > start`: a sub-ulp cost still occupies [start, start]
             self._occupy(processor, start, finish)
         self.proc[task] = processor
         self.start[task] = start
@@ -488,6 +490,8 @@ class ScheduleBuilder:
         k = int(self._n_gaps[p])
         gs, ge = self._gs[p], self._ge[p]
         hit = np.flatnonzero((gs[:k] <= s) & (ge[:k] >= f))
+        if not len(hit) and s == f and not self._inside(p, s):
+            return  # a sub-ulp task where two busy intervals touch: it changes no gap
         if not len(hit):
             raise ValueError(
                 f"processor {self.problem.proc_ids[p]}: [{s:g}, {f:g}) overlaps a placed task"
@@ -509,6 +513,17 @@ class ScheduleBuilder:
             self._last_end[p] = ge[:k].max()
         else:
             self._max_len[p] = self._last_end[p] = -np.inf
+
+    def _occupies(self, q: int) -> bool:
+        """Whether placed task ``q`` occupies time: a positive cost, however small."""
+        p = int(self.proc[q])
+        return p >= 0 and bool(self._s.cost[q, p] > 0)
+
+    def _inside(self, p: int, t: float) -> bool:
+        """Whether a placed task of positive cost on ``p`` holds ``t`` strictly inside."""
+        on = np.flatnonzero(self.proc == p)
+        busy = self._s.cost[on, p] > 0
+        return bool(((self.start[on] < t) & (t < self.finish[on]) & busy).any())
 
     def _add_gap(self, p: int, a: float, b: float) -> None:
         k = int(self._n_gaps[p])

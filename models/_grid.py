@@ -170,6 +170,20 @@ def data_grid(problem: Problem) -> Grid:
     cost = np.where(problem.allowed, problem.cost, 0.0)
     if not np.all(np.isfinite(cost)) or not np.all(np.isfinite(problem.arc_unit)):
         return Grid("float", None, None, problem.n_tasks, False)
+    n = problem.n_tasks
+    units, hops = problem.arc_unit, np.unique(problem.hops)
+    if (
+        np.all(cost == np.floor(cost))
+        and np.all(units == np.floor(units))
+        and np.all(hops == np.floor(hops))
+        and float(np.abs(cost).max(initial=0)) < 2.0**53
+        and float(np.abs(units).max(initial=0)) * float(np.abs(hops).max(initial=0)) < 2.0**53
+    ):
+        # Integers (the common case): Python integers, no decimals needed.
+        top = int(hops.max(initial=0))
+        total = sum(int(v) for v in (cost.max(axis=1).tolist() if cost.size else []))
+        total += sum(int(u) * top for u in units.tolist())
+        return Grid("integer", 0, total, n, total <= EXACT_LIMIT)
     with localcontext() as context:
         context.prec = 800
         delays = _delay_decimals(problem)
@@ -189,7 +203,6 @@ def data_grid(problem: Problem) -> Grid:
         largest_cost = cost.max(axis=1).tolist() if cost.size else []
         total = sum(int(Decimal(repr(float(v))).scaleb(places)) for v in largest_cost)
         total += sum(int(max(row).scaleb(places)) for row in delays if row)
-    n = problem.n_tasks
     # Integers: every sum below 2**53 is exact. Decimals: noise(total) < 1/4 unit,
     # (4n + 2) * 2**-52 * total < 1/4.
     held = total <= EXACT_LIMIT if places == 0 else total * (4 * n + 2) * 4 < 2**52

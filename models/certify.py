@@ -1,16 +1,20 @@
-"""Certified optima: an independent refutation of every shorter makespan.
+"""Certified optima: an independent refutation of every makespan one grid step shorter.
 
-An ``OPTIMAL`` status is the claim of one search. :func:`certify` checks it by
-asking witnesses that share no search with that proof whether a schedule
+An ``OPTIMAL`` status (or a method's claim, ``stats["claim"]``) is the claim of
+one search. :func:`certify` checks it by asking witnesses whose verdicts rest
+on nothing that proof used as a constraint (:func:`independent_witnesses`,
+:data:`PROOF_COMPONENTS`, :data:`WITNESS_COMPONENTS`) whether a schedule
 shorter than the claimed optimum ``M`` exists (the witnesses are in
-:mod:`models._refute`):
+:mod:`models._refute` and :mod:`models._refute_cumulative`):
 
 ``bounds``
-    The foundation lower bound of :func:`exactsched.bounds.lower_bound`, rounded
-    up to the data's grid, already reaches ``M`` (no search at all).
+    :func:`models._refute.witness_bound`, a lower bound computed for the
+    witnesses alone (not :func:`exactsched.bounds.lower_bound`, which the
+    ``cpsat`` and ``milp`` models use as a constraint), exceeds the target.
 ``bruteforce``
     Exhaustive search on the original data (instances of at most
-    :data:`BRUTEFORCE_MAX_TASKS` tasks).
+    :data:`BRUTEFORCE_MAX_TASKS` tasks), without the early exit on the
+    foundation bound.
 ``cpsat-time-indexed``, ``cpsat-cumulative``
     Identical processors without communication (the STG case) only, in
     :mod:`models._refute_cumulative`: a time-indexed 0-1 model (no interval,
@@ -23,33 +27,35 @@ shorter than the claimed optimum ``M`` exists (the witnesses are in
     reductions argued in :mod:`models._refute_symmetry` and
     :func:`models._refute.refute_cpsat`).
 ``milp``
-    The MILP of :mod:`models.milp` as a feasibility problem (HiGHS).
+    The MILP of :mod:`models.milp` as a feasibility problem (HiGHS). Its
+    "infeasible" never certifies alone (:data:`NOT_ALONE`).
 
-The question each one decides is "makespan ``<= target``" on data scaled by a
-resolution and rounded down (a relaxation of the original problem). On
-integer data and on data that are exact multiples of a power of ten up to
-``10**-6`` (the grid of :func:`models.cpsat.scale_data`), ``target`` is ``M``
-less one grid step, so a refutation proves ``M`` optimal. On other data the
-rounding can shorten a chain of ``n`` tasks by up to ``2 n - 1`` grid steps, so
-``target`` is lowered by as much and a refutation proves no schedule is shorter
-than ``M - delta`` (``stats["certify"]["delta"]``); the witness's grid is then
-made fine enough (the claim near 1e9 units for CP-SAT) to keep ``delta`` small.
+The question each one decides is "makespan ``<= target``" on integer data. The
+grid of the data is decided exactly (:mod:`models._grid`): on integer and
+decimal data the witness gets the data exactly and ``target`` is the claim
+less **one grid step**, whatever the magnitude; data whose sums floating point
+cannot hold exactly (beyond ``2**53``) are not certified. On float data the
+data are rounded down (a relaxation), the rounding can shorten a chain of
+``n`` tasks by up to ``2 n - 1`` units, so ``target`` is lowered by as much and
+a refutation proves no schedule is shorter than ``M - delta``
+(``stats["certify"]["delta"]``, about a relative ``2 n * 1e-9``).
 
 Outcomes (:func:`certify` returns a new :class:`~exactsched.result.Result`):
 
-* a witness refutes: ``certified=True``, ``certified_by`` names it; the search
-  stops at the first refutation;
-* a witness finds a schedule that is shorter on the original data: the proof
-  was false. The shorter schedule (validated) is returned with status
+* a witness refutes: ``OPTIMAL``, ``certified=True``, ``certified_by`` names
+  it; the search stops at the first refutation;
+* a witness finds a schedule that is a grid step shorter on the original data:
+  the proof was false. The shorter schedule (validated) is returned with status
   ``FEASIBLE``, the foundation lower bound, ``certified=False`` and
   ``stats["false_proof"]`` saying what was claimed and who caught it;
 * no witness decides within the time (or each refuses): ``certified=False``,
-  ``certified_by=()``, and the status stays ``OPTIMAL``: the method's proof is
-  reported as it is, but a study should treat an uncertified optimum as a
-  claim.
+  ``certified_by=()``. :func:`settle` (run by :func:`apply_policy`, hence by
+  :func:`exactsched.solve`) then keeps ``OPTIMAL`` only for a proof that
+  stands alone: never a MILP's (:data:`CLAIM_ONLY`), never on data that are
+  not held, never a CP-SAT proof above :data:`CPSAT_TRUSTED_UNITS`.
 
 :func:`agree` compares the results of several methods on one instance and
-reports ``"disputed"`` when they contradict each other.
+reports ``"disputed"`` when they differ by a grid step or more.
 """
 
 from __future__ import annotations
@@ -220,8 +226,9 @@ def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Ques
         if top > cap:
             return None
         data = grid_data(problem, grid.resolution)
-        assert data.exact
-        return _Question(data, top - 1, top / grid.resolution)
+        if data.exact:  # always, on held grid data (both read the same decimals)
+            return _Question(data, top - 1, top / grid.resolution)
+        return None
     resolution = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed)) if claimed > 0 else 1.0
     data = grid_data(problem, resolution)
     top = math.ceil(Fraction(claimed) * Fraction(repr(resolution)))
@@ -315,34 +322,41 @@ def certify(
     refuted_by: list[str] = []
     delta = 0.0
     caught: tuple[str, Schedule] | None = None
-    # Under single-port or contention the witnesses refute on the delay relaxation:
-    # no schedule below the claim there means none here (messages only add waits).
+    # Under single-port or contention the witnesses refute on the delay relaxation (no
+    # schedule below the claim there means none here: messages only add waits), except
+    # bruteforce, which searches the model itself (models/_bruteforce_comm.py).
     relaxed = problem if problem.communication == "delay" else problem.with_communication("delay")
-    if grid.exact and not grid.held:
-        chosen = ()
+    # Data floats cannot hold exactly: no certificate, but a witness's valid
+    # schedule that is clearly shorter still catches a false proof.
+    catch_only = grid.exact and not grid.held
+    if catch_only:
         report["reason"] = (
             f"the data sum to {grid.total:.3g} grid units: "
-            "beyond what floating point holds exactly"
+            "beyond what floating point holds exactly (no certificate)"
         )
     for name in chosen:
         remaining = None if deadline is None else deadline - time.perf_counter()
         if remaining is not None and remaining <= 0:
             report["witnesses"][name] = {"outcome": "unknown", "reason": "no time left"}
             continue
-        verdict, below = _ask(relaxed, name, claim, grid, remaining, int(seed or 0))
+        asked = problem if name == "bruteforce" else relaxed
+        verdict, below = _ask(asked, name, claim, grid, remaining, int(seed or 0))
         report["witnesses"][name] = {
             "outcome": verdict.outcome,
             "reason": verdict.reason,
             "seconds": round(verdict.seconds, 6),
         }
         if verdict.outcome == "refuted":
+            if catch_only:
+                report["witnesses"][name]["reason"] += " (data not held: no certificate)"
+                continue
             if name in NOT_ALONE:
                 report["witnesses"][name]["reason"] += " (never certifies alone)"
                 continue
             refuted_by.append(name)
             delta = max(0.0, claim - below)
             break
-        if verdict.outcome == "found" and relaxed is not problem:
+        if verdict.outcome == "found" and asked is not problem:
             report["witnesses"][name]["outcome"] = "unknown"
             report["witnesses"][name]["reason"] = (
                 f"a shorter schedule of the delay relaxation, which says nothing under "

@@ -467,7 +467,9 @@ def cpsat(
         CP-SAT ``random_seed`` (None: 0).
     relative_gap : float
         Stop once ``(makespan - bound) / makespan`` is at most this (0: prove
-        optimality). A run stopped by the gap reports ``FEASIBLE``.
+        optimality): the solver's own stopping ratio, relative to the makespan,
+        not :attr:`exactsched.Result.gap` (relative to the bound). A run stopped
+        by the gap reports ``FEASIBLE``.
     log : bool
         Print the CP-SAT search log, on standard error.
     callback : callable, optional
@@ -571,6 +573,12 @@ def cpsat(
     schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
+    if problem.communication != "delay":  # ports or links: models/_cpsat_contention.py
+        from models._cpsat_contention import solve_contention
+
+        return solve_contention(
+            problem, time_limit=time_limit, workers=workers, seed=seed, log=log
+        )
     # Bad parameters are refused up front, even when CP-SAT never runs (bound met).
     _apply_parameters(cp_model.CpSolver().parameters, parameters)
     clock = Clock(time_limit)
@@ -850,3 +858,6 @@ def _answer(
         "options": common["options"],
     }
     return Result("cpsat", status, schedule, schedule.makespan, bound, clock.elapsed(), stats)
+
+
+cpsat.communication_models = ("delay", "single-port", "contention")  # type: ignore[attr-defined]

@@ -4,15 +4,20 @@ The method ``milp`` is the second exact formulation of exactsched, written
 independently of the CP-SAT model so the two can check each other. It takes a
 :class:`~exactsched.problem.Problem` and returns a :class:`~exactsched.result.Result`:
 
-* ``OPTIMAL`` only on a proof at zero gap on integer-scaled data: the model
-  runs on the data times the resolution of :func:`models.cpsat.scale_data`
-  (1 on integers, 10 for one decimal, ...), and the makespan is proven when the
-  solver's dual bound, less what its tolerances can cost and rounded up to an
-  integer, reaches the makespan in those units (:func:`model_data`);
-* ``FEASIBLE`` with a valid bound otherwise: time limit, a requested gap, a
+* a *claim* (``stats["claim"]``) on a proof at zero gap on integer-scaled data:
+  the model runs on the data times the resolution of
+  :func:`models.cpsat.scale_data` (1 on integers, 10 for one decimal, ...,
+  decided exactly, no snapping), and the makespan is proven when the solver's
+  dual bound, less what its tolerances can cost and rounded up to an integer,
+  reaches the makespan in those units. The result is still ``FEASIBLE`` with
+  the foundation bound: a MILP proof is never trusted alone (HiGHS has proven
+  false optima on small integer instances, ``tests/data/magnitude``), and
+  :func:`exactsched.solve` reports ``OPTIMAL`` only once a witness of another
+  engine certifies the claim (:mod:`models.certify`);
+* ``FEASIBLE`` without a claim otherwise: time limit, a requested gap, a
   solver failure, a time limit that ran out while building, or magnitudes the
   tolerances cannot hold (the data are then rescaled coarser and rounded up, a
-  restriction whose bound is corrected by its rounding slack);
+  restriction);
 * ``INFEASIBLE`` never: every valid instance has a schedule (run the tasks one at
   a time in a topological order), and the model always gets one as a warm start;
 * ``UNKNOWN`` never, for the same reason.
@@ -20,9 +25,9 @@ independently of the CP-SAT model so the two can check each other. It takes a
 The returned schedule is not read off the solver's floating-point times: the
 solver's processor assignment and the order of its start times are re-timed on
 the original data by an earliest-start pass (:func:`models._horizon.semi_active`),
-so it validates exactly. The lower bound is the larger of the solver's
-(corrected) bound and :func:`exactsched.bounds.lower_bound`, rounded up on
-integer data. Both gap tolerances are 0 and the integrality and feasibility
+so it validates exactly. The lower bound is :func:`exactsched.bounds.lower_bound`
+(rounded up on integer data); the solver's corrected bound is in
+``stats["solver_bound_original"]``. Both gap tolerances are 0 and the integrality and feasibility
 tolerances of both solvers 1e-9; anything the solvers print on standard output
 goes to standard error.
 
@@ -349,7 +354,8 @@ def milp(
     seed : int, optional
         Solver random seed (default 0).
     relative_gap : float
-        Stop once ``(makespan - bound) / makespan <= relative_gap`` (default 0).
+        Stop once ``(makespan - bound) / makespan <= relative_gap`` (default 0):
+        the solver's own stopping ratio, not :attr:`exactsched.Result.gap`.
     solver : str
         ``"highs"`` (default) or ``"scip"``, both bundled with OR-Tools and
         reached through ``ortools.math_opt``.

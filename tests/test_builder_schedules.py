@@ -8,7 +8,10 @@ drawn per number over that whole range. On each, every registered heuristic runs
 written here, which gives every task the earliest start its constraints allow, in
 floating point, and builds the schedule with :meth:`Schedule.from_arrays`. Every
 schedule must validate: a finish equal to the float sum ``start + cost``, and a
-start equal to an end or an arrival computed in floats, are correct.
+start equal to an end or an arrival computed in floats, are correct. One fault of
+the heuristics, fixed since, is still counted apart (:func:`sub_ulp_overlap`) so
+that a regression names itself: a positive cost below half an ulp of its start
+placed inside another task. Both counts must be 0.
 
 The default suite runs a few dozen instances; ``-m slow`` runs a larger sweep and
 prints its counts.
@@ -17,6 +20,7 @@ prints its counts.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from functools import partial
 from typing import Any
@@ -131,10 +135,37 @@ def list_schedule(problem: Problem, seed: int) -> Schedule:
     return Schedule.from_arrays(problem, proc, start)
 
 
+def sub_ulp_overlap(problem: Problem, schedule: Schedule, violations: list[str]) -> bool:
+    """Whether every violation is a task of positive cost below half an ulp of its start
+    (``start + cost == start`` in floats) placed inside another task or isolation partner.
+
+    The validator counts such a task as occupying its processor (as bruteforce, cpsat
+    and milp do); the list heuristics' ScheduleBuilder once treated it as zero-length
+    (it tested ``finish > start`` instead of ``cost > 0``) and placed it inside
+    another task. Fixed; kept apart so that a regression of it names itself.
+    """
+    tiny = set()
+    for i, task in enumerate(problem.task_ids):
+        pl = schedule[task]
+        c = float(problem.cost[i, problem.proc_index[pl.processor]])
+        if c > 0 and float(pl.start) + c == float(pl.start):
+            tiny.add(task)
+    return bool(violations) and all(
+        v.split(" ")[0] in ("processor", "isolation")
+        and any(word.strip("/") in tiny for word in v.split(" ")[1:])
+        for v in violations
+    )
+
+
 def sweep(seeds: range) -> dict[str, Any]:
-    """Run the builder and every heuristic on each seed's instance; count and collect."""
+    """Run the builder and every heuristic on each seed's instance; count and collect.
+
+    ``rejected`` lists every rejection except the heuristics' sub-ulp overlaps
+    (:func:`sub_ulp_overlap`), which are listed in ``sub_ulp``; both must be empty.
+    """
     counts: Counter[str] = Counter()
     rejected: list[str] = []
+    sub_ulp: list[str] = []
     for seed in seeds:
         problem, style, exponent = fractional_case(seed)
         counts[f"style {style}"] += 1
@@ -149,9 +180,11 @@ def sweep(seeds: range) -> dict[str, Any]:
             counts["schedules"] += 1
             violations = validate(problem, schedule)
             if violations:
-                rejected.append(f"seed {seed} ({style}, 1e{exponent}) {name}: {violations[0]}")
+                line = f"seed {seed} ({style}, 1e{exponent}) {name}: {violations[0]}"
+                known = name != "list-builder" and sub_ulp_overlap(problem, schedule, violations)
+                (sub_ulp if known else rejected).append(line)
     counts["instances"] = len(seeds)
-    return {"counts": counts, "rejected": rejected}
+    return {"counts": counts, "rejected": rejected, "sub_ulp": sub_ulp}
 
 
 def _heuristic(problem: Problem, name: str) -> Any:
@@ -175,12 +208,50 @@ def test_cases_cover_every_style_topology_and_magnitude() -> None:
 
 def test_builder_schedules_validate() -> None:
     out = sweep(range(0, 28, 2))  # every topology, every style
-    assert out["rejected"] == []
+    assert out["rejected"] == [] and out["sub_ulp"] == []
     assert out["counts"]["schedules"] > 14 * len(HEURISTICS) // 2
 
 
 @pytest.mark.slow
 def test_builder_schedules_validate_large_sweep() -> None:
     out = sweep(range(28, 1028))
-    print(dict(out["counts"]))
+    print(dict(out["counts"]), f"sub-ulp overlaps of heuristics: {len(out['sub_ulp'])}")
     assert out["rejected"] == [], out["rejected"][:10]
+    assert out["sub_ulp"] == [], out["sub_ulp"][:10]
+
+
+def test_heuristics_keep_tiny_positive_costs_out_of_other_tasks() -> None:
+    # Seed 105: costs from 1e-9 to 1e15 in one instance; mct used to start t5 (a positive
+    # cost below half an ulp of 6.3e10) strictly inside t8 on the same processor, when
+    # the ScheduleBuilder tested `finish > start` instead of `cost > 0` (issue 15).
+    problem, _, _ = fractional_case(105)
+    schedule = exactsched.solve(problem, "mct", check=False).schedule
+    assert validate(problem, schedule) == []
+
+
+def sub_ulp_case(seed: int) -> Problem:
+    """Costs near 1e12 mixed with positive costs below half an ulp of such times."""
+    rng = np.random.default_rng(seed)
+    n, n_procs = 16, 3
+    big = rng.uniform(1e11, 1e12, size=(n, n_procs)).round()
+    costs = np.where(rng.random((n, n_procs)) < 0.4, 1e-6, big).tolist()
+    edges = [(i, j, float(rng.uniform(1e10, 1e11))) for i in range(n) for j in range(i + 1, n)
+             if rng.random() < 0.12]  # fmt: skip
+    pairs = [(int(a), int(b)) for a, b in rng.choice(n, size=(3, 2)) if a != b]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an isolation pair may already be ordered
+        return Problem.from_lists(costs, edges, isolation=pairs)
+
+
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_every_heuristic_keeps_sub_ulp_costs_out_of_other_tasks(name: str) -> None:
+    # Each heuristic family (list, ready-list, batch, partition, lookahead, group
+    # schedulers) places through the ScheduleBuilder, which must count a positive cost
+    # whose float finish equals its start as occupying its processor (issue 15).
+    for seed in range(3):
+        problem = sub_ulp_case(seed)
+        try:
+            schedule = exactsched.solve(problem, name, seed=0, check=False).schedule
+        except MethodError:
+            continue
+        assert validate(problem, schedule) == [], seed

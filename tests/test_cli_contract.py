@@ -289,6 +289,7 @@ NAME_CASES = [
     ["info", EXAMPLE, "--platform", "{name}"],
     ["compare", EXAMPLE, "--exact", "none", "--methods", "{name}", "-q"],
     ["compare", EXAMPLE, "--exact", "{name}", "--methods", "none", "-q"],
+    ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "--dask", "{name}", "-q"],
     ["gantt", "--db", "{db}", "{name}", "-m", "heft", "-o", "{out}.png"],
     ["gantt", "--db", "{db}", EXAMPLE, "-m", "{name}", "-o", "{out}.png"],
     ["orderings", EXAMPLE, "--isl", "{name}"],
@@ -431,11 +432,11 @@ def test_subprocess_sample(tmp_path, argv, stdout_full):
          "5,999,970,000 edges expected, more than the limit of 20,000,000"),
         (["generate", "random", "--tasks", "5", "--platform", "fully-connected:99999999999"],
          "platform 'fully-connected:99999999999': 99,999,999,999 processors, more than the "
-         "limit of 8,192 (exactsched.limits.MAX_PROCESSORS)"),
+         "limit of 4,096 (exactsched.limits.MAX_PROCESSORS)"),
         (["info", EXAMPLE, "--platform", "mesh:100000x100000"], "10,000,000,000 processors"),
         (["info", EXAMPLE, "--platform", "cpu-gpu:99999+1"], "100,000 processors"),
         (["info", EXAMPLE, "--platform", "torus:99x99x99"], "970,299 processors"),
-        (["info", EXAMPLE, "--platform", "hypercube:16384"], "16,384 processors"),
+        (["info", EXAMPLE, "--platform", "hypercube:8192"], "8,192 processors"),
     ],
 )  # fmt: skip
 def test_absurd_sizes_are_refused_with_their_size(capsys, tmp_path, argv, message):
@@ -467,7 +468,7 @@ def test_instances_over_the_limits(capsys, tmp_path):
     path.write_text(json.dumps(doc))
     status, _, err = run(capsys, ["info", path])
     assert_one_line(status, err)
-    assert "platform.processors: 8,193 processors, more than the limit of 8,192" in err
+    assert "platform.processors: 4,097 processors, more than the limit of 4,096" in err
 
 
 # ---- item 12: options that would be ignored are refused ----------------------------------
@@ -552,3 +553,96 @@ def test_generate_count_gives_distinct_names(capsys, tmp_path, argv):
             what = argv[argv.index("--generator") + 1]
         size = "-n8-" if argv[0] == "random" else ("-N2-" if argv[0] == "cholesky" else "-n52-")
         assert all(what in n and size in n for n in names), names
+
+
+def _strict(text):
+    def reject(constant):
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    return json.loads(text, parse_constant=reject)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "{zero}", "--json"],
+        ["validate", EXAMPLE, "{schedule}", "--json"],
+        ["solve", "{zero}", "-m", "heft", "--json"],
+        ["solve", EXAMPLE, "-m", "cpsat", "-t", "5", "-w", "1", "--json"],
+        ["methods", "--json"],
+        ["compare", "{zero}", "--exact", "none", "--methods", "heft", "--json"],
+        ["results", "{db}", "--json"],
+        ["orderings", "{zero}", "--count", "--best", "makespan", "--json"],
+        ["orderings", "{zero}", "--best", "makespan", "--search", "--json"],
+    ],
+    ids=lambda a: "-".join(a[:1] + a[-2:-1]),
+)
+def test_every_json_output_is_strict(capsys, files, argv):
+    # Item 10: one JSON writer; a zero-cost instance has an infinite CCR and NaN gaps.
+    zero = files["tmp"] / "zero-costs.json"
+    zero.write_text(json.dumps({
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p"}, {"id": "q"}]},
+        "tasks": [{"id": "a", "cost": 0}, {"id": "b", "cost": 0}],
+        "edges": [{"src": "a", "dst": "b", "data": 5}],
+    }))  # fmt: skip
+    status, out, err = run(capsys, [a.format(zero=zero, **files) for a in argv])
+    assert status == 0, err
+    _strict(out)
+
+
+def test_generate_refuses_a_cost_matrix_over_the_limit(capsys, tmp_path):
+    argv = ["generate", "random", "--tasks", "100000", "--platform", "fully-connected:4096",
+            "-o", str(tmp_path / "x.json")]  # fmt: skip
+    status, _, err = run(capsys, argv)
+    assert_one_line(status, err)
+    assert "409,600,000 task x processor costs, more than the limit of 100,000,000" in err
+
+
+def test_interrupt_is_one_line_exit_130(capsys, monkeypatch):
+    from exactsched import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "methods", interrupted)
+    status, _, err = run(capsys, ["methods"])
+    assert_one_line(status, err, expected=130)
+
+
+class _ClosedPipe(io.TextIOBase):
+    """Standard output whose reader went away (``exactsched ... | head``)."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    status = main(["methods", "--json"])
+    assert status == 0 and capsys.readouterr().err == ""
+
+
+def test_gantt_with_a_schedule_naming_an_unknown_processor(capsys, files):
+    doc = json.loads(Path(files["schedule"]).read_text())
+    doc["tasks"][0]["processor"] = "zzz"
+    bad = files["tmp"] / "unknown-processor.json"
+    bad.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["gantt", bad, EXAMPLE, "-o", files["out"] + ".png"])
+    assert_one_line(status, err)
+    assert "processor 'zzz'" in err
+
+
+def test_a_failure_after_an_instance_warning_is_still_one_line(capsys, files):
+    doc = json.loads(Path(EXAMPLE).read_text())
+    doc["isolation"] = [["n1", "n2"]]  # n1 -> n2 is an edge: a harmless redundant pair
+    path = files["tmp"] / "redundant.json"
+    path.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["validate", path])
+    assert status == 0 and "warning" in err
+    status, _, err = run(capsys, ["validate", path, files["missing"]])
+    assert_one_line(status, err)
+    assert "warning" not in err

@@ -597,3 +597,24 @@ def test_gantt_with_dollar_signs_and_an_unknown_processor(tmp_path, capsys):
     status, _, err = run(capsys, "gantt", sched, TOPCUOGLU, "-o", tmp_path / "c.png")
     assert status == 2 and "'nowhere'" in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_databases_from_before_the_claims_table_still_open(tmp_path, capsys):
+    import sqlite3
+
+    db = _study(tmp_path, capsys)
+    with sqlite3.connect(db) as con:  # as written by the previous release
+        con.execute("DROP TABLE claims")
+    con.close()
+    status, out, err = run(capsys, "results", db, "--json")
+    assert status == 0, err and len(json.loads(out)) == 2
+    status, out, err = run(capsys, "compare", TOPCUOGLU, "--exact", "none", "--methods",
+                           "heft,cpop,peft", "-q", "--db", db)  # fmt: skip
+    assert status == 0 and "1 run(s) now, 2 from the database" in out
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    con.close()
+    for argv in (["results", db], ["compare", TOPCUOGLU, "--exact", "none", "--db", db]):
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and "schema 0, expected 1" in err
+        assert len(err.strip().splitlines()) == 1

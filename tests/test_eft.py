@@ -110,6 +110,70 @@ def test_zero_cost_without_insertion_appends():
     assert b.eft(1)[0].tolist() == [4.0]
 
 
+# A positive cost below half an ulp of its start (`start + cost == start` in floats)
+# still occupies its processor (issue 15): the point [s, s] may touch other tasks or
+# share their start, but no task of positive cost may span it or hold it inside.
+BIG, TINY = 1e12, 1e-6  # half an ulp of 1e12 is about 6e-5
+
+
+def test_tiny_positive_cost_blocks_a_task_spanning_it():
+    p = indep([[BIG], [TINY], [150.0], [50.0]])
+    b = ScheduleBuilder(p)
+    b.place(0, 0)  # [0, 1e12)
+    b.place(1, 0, start=BIG + 100)  # finish == start in floats, yet not zero-length
+    assert b.finish[1] == b.start[1]
+    assert b.gaps(0) == [(BIG, BIG + 100)]
+    assert b.eft(2)[0].tolist() == [BIG + 100]  # [1e12, 1e12 + 150) would span it
+    assert b.eft(3)[0].tolist() == [BIG]  # [1e12, 1e12 + 50) touches nothing
+    b.place(2, 0)
+    b.place(3, 0)
+    assert validate(p, b.to_schedule()) == []
+
+
+def test_tiny_positive_cost_splits_a_gap_and_may_touch():
+    p = indep([[BIG], [1.0], [TINY], [TINY], [60.0], [40.0]])
+    b = ScheduleBuilder(p)
+    b.place(0, 0)
+    b.place(1, 0, start=BIG + 100)  # gap [1e12, 1e12 + 100)
+    b.place(2, 0, start=BIG + 50)  # the point splits it
+    assert b.gaps(0) == [(BIG, BIG + 50), (BIG + 50, BIG + 100)]
+    b.place(3, 0, start=BIG + 100)  # at another task's start: allowed
+    assert b.eft(4)[0].tolist() == [BIG + 101]  # 60 fits neither half
+    assert b.eft(5)[0].tolist() == [BIG]  # 40 fits the first half
+    b.place(4, 0)
+    b.place(5, 0)
+    assert validate(p, b.to_schedule()) == []
+
+
+def test_tiny_positive_cost_at_a_touching_point_is_accepted():
+    # A given start where two busy intervals touch lies in no gap; it is not inside.
+    p = indep([[BIG], [BIG], [TINY], [TINY]])
+    b = ScheduleBuilder(p)
+    b.place(0, 0)
+    b.place(1, 0)  # [1e12, 2e12)
+    b.place(2, 0, start=BIG)
+    assert b.available.tolist() == [2 * BIG] and b.gaps(0) == []
+    with pytest.raises(ValueError, match="overlaps a placed task"):
+        b.place(3, 0, start=BIG / 2)  # strictly inside [0, 1e12)
+    b.place(3, 0)
+    assert b.start[3] == 2 * BIG
+    assert validate(p, b.to_schedule()) == []
+
+
+def test_tiny_positive_cost_isolation_partner_blocks():
+    p = indep([[TINY, TINY], [2 * BIG, 2 * BIG], [TINY, TINY]], isolation=[(0, 1), (1, 2)])
+    b = ScheduleBuilder(p)
+    b.place(0, 0, start=BIG)
+    assert b.eft(1)[0].tolist() == [BIG, BIG]  # not [0, 2e12), which holds 1e12 inside
+    with pytest.raises(ValueError, match="isolation partner"):
+        b.place(1, 1, start=0.0)
+    b.place(1, 1)  # [1e12, 3e12) on p1
+    with pytest.raises(ValueError, match="isolation partner"):
+        b.place(2, 0, start=2 * BIG)  # a point strictly inside its partner
+    b.place(2, 0, start=BIG)  # at the partner's start: allowed
+    assert validate(p, b.to_schedule()) == []
+
+
 def test_affinity_gives_inf():
     p = indep([[2, 3, 4]], affinity={0: [1]})
     est, eft = ScheduleBuilder(p).eft(0)

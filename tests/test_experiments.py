@@ -531,3 +531,14 @@ def test_a_study_on_big_integers_sees_one_step_disputes_and_gaps():
     assert rows["cpsat"]["gap"] == 0.0
     text = compare_text(list(rows.values()))
     assert "1.1e-08%" in text and "3000000002331" in text
+
+
+def test_a_bound_one_step_below_the_best_known_makes_no_optimum_on_big_integers():
+    from exactsched import Problem
+
+    problem = Problem.from_lists([[3e12, 1]], [])
+    rows = [dict(method="heft", kind="heuristic", status="feasible", makespan=3000000002331,
+                 lower_bound=3000000002330)]  # fmt: skip
+    assert instance_references(rows, problem)["optimum"] is None
+    rows[0]["lower_bound"] = 3000000002331
+    assert instance_references(rows, problem)["optimum"] == 3000000002331

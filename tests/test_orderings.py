@@ -213,3 +213,37 @@ def test_public_api_is_re_exported_from_exactsched():
         assert name in exactsched.__all__
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         exactsched.nope  # noqa: B018
+
+
+# ---- issue 16, item 15: forests are counted by the hook length formula ----------------------
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_forest_count_matches_the_down_set_dp(seed):
+    import random
+
+    from models._ordering_space import _count_downsets, _forest_count, predecessor_masks
+
+    rng = random.Random(seed)
+    m = rng.randint(2, 11)
+    parent = {v: rng.randrange(v) for v in range(1, m) if rng.random() < 0.8}
+    arcs = {(u, v) for v, u in parent.items()}
+    for v, u in list(parent.items()):  # a transitive arc to the grandparent changes nothing
+        if u in parent and rng.random() < 0.5:
+            arcs.add((parent[u], v))
+    if seed % 2:  # an in-forest: every arc reversed
+        arcs = {(m - 1 - v, m - 1 - u) for u, v in arcs}
+    p = Problem.from_lists([1] * m, sorted((a, b, 0) for a, b in arcs), n_processors=1)
+    pred = predecessor_masks(p)
+    assert _forest_count(pred) == _count_downsets(pred, 10**7)
+
+
+def test_forest_count_refuses_other_dags_and_counts_wide_stars():
+    from models._ordering_space import _forest_count, predecessor_masks
+
+    diamond = Problem.from_lists(
+        [1] * 4, [(0, 1, 0), (0, 2, 0), (1, 3, 0), (2, 3, 0)], n_processors=1
+    )
+    assert _forest_count(predecessor_masks(diamond)) is None
+    star = Problem.from_lists([1] * 62, [(0, k, 0) for k in range(1, 62)], n_processors=1)
+    assert count_legal(star) == math.factorial(61)

@@ -40,6 +40,36 @@ def test_table_stays_exact_under_random_placements(seed, insertion):
     assert validate(problem, table.builder.to_schedule()) == []
 
 
+def _tiny_cost_instance(seed: int) -> Problem:
+    """Costs near 1e12 and positive costs below half an ulp of such times (issue 15)."""
+    rng = np.random.default_rng(seed)
+    n, n_procs = 20, 3
+    big = rng.uniform(1e11, 1e12, size=(n, n_procs)).round()
+    costs = np.where(rng.random((n, n_procs)) < 0.4, 1e-6, big).tolist()
+    edges = [(i, j, float(rng.uniform(1e10, 1e11))) for i in range(n) for j in range(i + 1, n)
+             if rng.random() < 0.1]  # fmt: skip
+    iso = [(int(a), int(b)) for a, b in rng.choice(n, size=(4, 2)) if a != b]
+    return Problem.from_lists(costs, edges, isolation=iso)
+
+
+@pytest.mark.parametrize("insertion", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.filterwarnings("ignore:.*already ordered")
+def test_table_stays_exact_with_sub_ulp_positive_costs(seed, insertion):
+    # A task whose float finish equals its start still occupies its processor: the
+    # incremental table must recompute exactly the rows such a placement affects.
+    problem = _tiny_cost_instance(seed)
+    rng = np.random.default_rng(seed)
+    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
+    while len(table):
+        tasks = table.ready()
+        for t in tasks.tolist():
+            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
+        t = int(rng.choice(tasks))
+        table.place(t, int(rng.integers(problem.n_processors)))
+    assert validate(problem, table.builder.to_schedule()) == []
+
+
 def test_rounds_hold_released_tasks():
     # t0 -> t1; t2 independent. Continuous: t1 becomes ready after t0 and competes with
     # t2; in rounds it waits until t2 (ready at the start) is placed.

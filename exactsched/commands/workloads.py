@@ -17,7 +17,7 @@ from typing import Any
 
 from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, MethodError
-from exactsched.limits import MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
+from exactsched.limits import MAX_COST_CELLS, MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
 
 __all__ = ["add_parsers", "write_problem"]
 
@@ -266,6 +266,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
         third = n + 2 if kind == "cholesky" else 2 * n + 1
         tasks = n * (n + 1) * third // 6
         check_size(tasks, MAX_TASKS, "tasks", f"generate {kind} --tiles {n}", MethodError)
+        _check_cost_cells(args, tasks, f"generate {kind} --tiles {n}")
         if args.measured:
             if kind != "cholesky":
                 raise MethodError("--measured: kernel timings exist for cholesky only")
@@ -313,6 +314,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
             },
         }[args.generator]
         where = f"generate random --generator {args.generator} --tasks {n}"
+        _check_cost_cells(args, n, where)
         check_size(_expected_edges(args, n), MAX_EDGES, "edges expected", where, MethodError)
         rng = generators._rng(seed)
         try:
@@ -367,6 +369,15 @@ def _check_options(args: argparse.Namespace) -> None:
         _known_types(rates, args.platform, "--rate")
     if args.layers is not None and args.generator != "layered":
         raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
+
+
+def _check_cost_cells(args: argparse.Namespace, tasks: int, where: str) -> None:
+    """Refuse a task x processor cost matrix over the limit before drawing it."""
+    from exactsched.workloads.platforms import resolve_platform
+
+    cells = tasks * len(resolve_platform(args.platform).types)
+    check_size(cells, MAX_COST_CELLS, "task x processor costs", f"{where} --platform "
+               f"{args.platform}", MethodError)  # fmt: skip
 
 
 def _known_types(values: dict[str, float], platform: Any, option: str) -> None:

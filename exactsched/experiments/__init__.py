@@ -3,9 +3,12 @@
 A study runs every method on every instance (:func:`run_sweep`), validates
 every schedule, and stores one row per instance x method x options x exactsched
 version in a SQLite database (:class:`Store`) as each run finishes, so a killed
-sweep resumes where it stopped. Runs go to a crash-proof local process pool
-(:class:`LocalPool`) or to a Dask cluster. :func:`load_rows` and
-:func:`to_dataframe` read the results with each run's gap to the proven optimum;
+sweep resumes where it stopped; concurrent sweeps on one database share the
+runs. Runs go to a crash-proof local process pool (:class:`LocalPool`, whose
+workers die with the sweep) or to a Dask cluster. :func:`load_rows` and
+:func:`to_dataframe` read the results (one configuration's with ``keys``) with
+each run's gap ``(makespan - reference) / reference`` to the certified optimum,
+or to the best known makespan where none is certified;
 :func:`summarise`, :mod:`~exactsched.experiments.report` and
 :mod:`~exactsched.experiments.plots` turn them into tables, a Markdown report,
 performance profiles and Gantt charts. The CLI is ``exactsched compare``,

@@ -65,6 +65,10 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
         client = Client(address, timeout=30)
     except (OSError, TimeoutError) as exc:
         raise MethodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+    except ValueError as exc:  # distributed's address parser: "missing port number", ...
+        raise MethodError(
+            f"--dask {address}: not a scheduler address ({exc}); give tcp://HOST:PORT or local"
+        ) from None
     return client, client.close
 
 

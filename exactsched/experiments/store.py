@@ -33,6 +33,7 @@ live side by side and a study reads back only the keys it planned.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -136,10 +137,13 @@ class Store:
             self._db.executescript(_SCHEMA)
             found = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(AttributeError, sqlite3.Error):
+                self._db.close()
             raise InstanceError(f"{self.path}: not a study database ({exc})") from None
         if found is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif found[0] != SCHEMA_VERSION:
+            self._db.close()
             raise InstanceError(
                 f"{self.path}: study database schema {found[0]}, expected {SCHEMA_VERSION}"
             )
@@ -306,10 +310,14 @@ class Store:
                     row[key] = bool(row[key])
             yield row
 
-    def schedule(self, instance: str, method: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def schedule(
+        self, instance: str, method: str, communication: str | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The instance document and the latest schedule of ``method`` on it.
 
-        ``instance`` may be a key, a key prefix or an instance name.
+        ``instance`` may be a key, a key prefix or an instance name; with
+        ``communication``, only the instances under that model (one name run
+        under several models by ``compare --communication`` is several instances).
 
         Raises
         ------
@@ -323,9 +331,23 @@ class Store:
             (instance + "%", instance),
         )
         found = cur.fetchall()
+        if communication is not None:
+            from exactsched.experiments.analysis import communication_of
+
+            found = [f for f in found if communication_of(f[1])[0] == communication]
         if len(found) != 1:
             what = "no instance" if not found else f"{len(found)} instances"
-            raise InstanceError(f"instance {instance!r}: {what} with this key or name")
+            under = "" if communication is None else f" under {communication}"
+            hint = ""
+            if len(found) > 1 and communication is None:
+                from exactsched.experiments.analysis import communication_of
+
+                models = sorted({communication_of(f[1])[0] for f in found})
+                if len(models) > 1:
+                    hint = f" (models {', '.join(models)}: give --communication or the key)"
+            raise InstanceError(
+                f"instance {instance!r}: {what} with this key or name{under}{hint}"
+            )
         key, document = found[0]
         row = self._db.execute(
             "SELECT schedule FROM runs WHERE instance = ? AND method = ? AND schedule IS NOT NULL"
@@ -405,11 +427,22 @@ def _open_readonly(path: str) -> sqlite3.Connection:
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
     # No writer has the database open (no WAL file): read it as immutable, so
     # SQLite creates no side files (-shm, -wal) next to it.
-    if not os.path.exists(path + "-wal"):
-        uri += "&immutable=1"
+    immutable = not os.path.exists(path + "-wal")
+    db = None
     try:
-        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        try:
+            db = sqlite3.connect(uri + ("&immutable=1" if immutable else ""), uri=True,
+                                 isolation_level=None, timeout=30)  # fmt: skip
+            tables = _tables(db)
+        except sqlite3.OperationalError:
+            if immutable:
+                raise
+            # A WAL file without its -shm in a folder we may not write: read the
+            # file as it is (what the last checkpoint holds).
+            if db is not None:
+                db.close()
+            db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+            tables = _tables(db)
         if not {"meta", "instances", "runs"} <= tables:
             db.close()
             raise InstanceError(
@@ -417,12 +450,18 @@ def _open_readonly(path: str) -> sqlite3.Connection:
             )
         found = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     except sqlite3.DatabaseError as exc:
+        if db is not None:
+            db.close()
         raise InstanceError(f"{path}: not a study database ({exc})") from None
     if found is None or found[0] != SCHEMA_VERSION:
         db.close()
         what = "no schema version" if found is None else f"schema {found[0]}"
         raise InstanceError(f"{path}: study database {what}, expected {SCHEMA_VERSION}")
     return db
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 def _bool(value: Any) -> int | None:
