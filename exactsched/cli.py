@@ -438,6 +438,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "processors": problem.n_processors,
         "processor_types": types,
         "topology": problem.network["topology"],
+        "communication": problem.communication,
+        "duplex": problem.duplex,
         "diameter": _num(topology.diameter()),
         "latency": _num(problem.latency),
         "bandwidth": _num(problem.bandwidth),
@@ -460,7 +462,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"processors      {doc['processors']} ({kinds})")
     print(
         f"network         {doc['topology']}, diameter {doc['diameter']} hops, "
-        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}"
+        f"latency {doc['latency']}, bandwidth {doc['bandwidth']}, "
+        f"{doc['communication']}{'' if doc['duplex'] else ' (half duplex)'} communication"
     )
     print(f"CCR             {doc['ccr']:.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
@@ -684,7 +687,8 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
     """
     span = schedule.makespan or 1
     lanes = schedule.by_processor()
-    name_width = max(len(p) for p in problem.proc_ids)
+    comm = _message_rows(schedule)
+    name_width = max(len(p) for p in [*problem.proc_ids, *comm])
     lines = []
     for proc in problem.proc_ids:
         row = [" "] * width
@@ -703,7 +707,50 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
         else:
             spans = " idle"
         lines.append(f"{proc:<{name_width}} |{''.join(row)}|{spans}")
+    for name, busy in comm.items():  # single-port and contention: one row per port or link
+        row = [" "] * width
+        for label, start, finish in busy:
+            a = int(round(start / span * width))
+            b = max(a + 1, int(round(finish / span * width)))
+            for k in range(a, min(b, width)):
+                row[k] = "~"
+            for k, ch in enumerate(label[: max(1, b - a)]):
+                if a + k < width:
+                    row[a + k] = ch
+        spans = f" {_num(busy[0][1]):g}-{_num(max(f for _, _, f in busy)):g}"
+        lines.append(f"{name:<{name_width}} |{''.join(row)}|{spans}")
     return "\n".join(lines)
+
+
+def _message_rows(schedule: Any) -> dict[str, list[tuple[str, float, float]]]:
+    """Message intervals per link (contention) or port (single-port), first start first.
+
+    Examples
+    --------
+    >>> from exactsched import Placement, Problem, Schedule
+    >>> from exactsched.messages import LinkTime, Message
+    >>> p = Problem.from_lists([[1, 1], [1, 1]], [(0, 1, 2)],
+    ...                        network={"communication": "contention"})
+    >>> s = Schedule({"t0": Placement("p0", 0, 1), "t1": Placement("p1", 3, 4)},
+    ...              [Message("t0", "t1", 1, 3, (LinkTime("p0->p1", 1, 3),))])
+    >>> print(gantt(p, s, width=8))
+    p0     |t0      | 0-1
+    p1     |      t1| 3-4
+    p0->p1 |  t0>t  | 1-3
+    """
+    rows: dict[str, list[tuple[str, float, float]]] = {}
+    for m in getattr(schedule, "messages", ()):
+        label = f"{m.src}>{m.dst}"
+        if m.links:
+            for h in m.links:
+                if h.finish > h.start:
+                    rows.setdefault(h.link, []).append((label, h.start, h.finish))
+        elif m.finish > m.start and m.src in schedule and m.dst in schedule:
+            for name in (f"send {schedule[m.src].processor}", f"recv {schedule[m.dst].processor}"):
+                rows.setdefault(name, []).append((label, m.start, m.finish))
+    for busy in rows.values():
+        busy.sort(key=lambda item: (item[1], item[2]))
+    return dict(sorted(rows.items(), key=lambda item: (item[1][0][1], item[0])))
 
 
 # ---- methods ----------------------------------------------------------------------

@@ -45,7 +45,7 @@ Tentative = dict[int, list[tuple[float, float]]]
 class MessageNetwork:
     """The busy intervals of every port or link, and the booked messages."""
 
-    __slots__ = ("problem", "routing", "n_edges", "starts", "ends", "booked", "in_arcs")
+    __slots__ = ("problem", "routing", "n_edges", "starts", "ends", "booked", "in_arcs", "_rt")
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -57,12 +57,20 @@ class MessageNetwork:
         self.booked: dict[int, tuple[int, int, list[tuple[float, float]]]] = {}
         ptr = problem.pred_ptr.tolist()
         arcs = problem.pred_arcs.tolist()
-        self.in_arcs = [arcs[ptr[j] : ptr[j + 1]] for j in range(problem.n_tasks)]
+        src = problem.arc_src.tolist()
+        unit = problem.arc_unit.tolist()
+        # Per task: (arc, source task, cost per unit of weight, is a data edge).
+        self.in_arcs = [
+            [(a, src[a], unit[a], a < self.n_edges) for a in arcs[ptr[j] : ptr[j + 1]]]
+            for j in range(problem.n_tasks)
+        ]
+        n_procs = problem.n_processors
+        self._rt: list[list[Any]] = [[None] * n_procs for _ in range(n_procs)]
 
     def copy(self) -> MessageNetwork:
         other = object.__new__(MessageNetwork)
         other.problem, other.routing, other.n_edges = self.problem, self.routing, self.n_edges
-        other.in_arcs = self.in_arcs
+        other.in_arcs, other._rt = self.in_arcs, self._rt
         other.starts = {k: list(v) for k, v in self.starts.items()}
         other.ends = {k: list(v) for k, v in self.ends.items()}
         other.booked = dict(self.booked)
@@ -128,33 +136,38 @@ class MessageNetwork:
         plan: list[Any] | None,
     ) -> float:
         """Schedule the incoming messages of ``task`` on ``q`` tentatively; their arrival."""
-        pb = self.problem
         finish, proc = builder.finish, builder.proc
+        table = self._rt
         ready = 0.0
         remote = []
-        for a in self.in_arcs[task]:
-            i = int(pb.arc_src[a])
+        for a, i, u, is_edge in self.in_arcs[task]:
             f = float(finish[i])
-            if a < self.n_edges and self.routing.route(int(proc[i]), q):
-                remote.append((f, a, i))
+            route = None
+            if is_edge:
+                p = int(proc[i])
+                route = table[p][q]
+                if route is None:
+                    route = table[p][q] = self.routing.route(p, q)
+            if route:
+                remote.append((f, a, p, u, route))
             elif f > ready:
                 ready = f
         if not remote:
             return ready
-        remote.sort()
+        remote.sort(key=lambda item: (item[0], item[1]))
         tentative: Tentative = {}
-        unit = pb.arc_unit
-        for f, a, i in remote:
-            p = int(proc[i])
+        for f, a, p, u, route in remote:
             r = f
             times = []
-            for res, weight, _ in self.routing.route(p, q):
-                dur = weight * float(unit[a])
-                s = self._slot(res, r, dur, tentative) if dur > 0 else r
-                end = s + dur
+            for res, weight, _ in route:
+                dur = weight * u
                 if dur > 0:
+                    s = self._slot(res, r, dur, tentative)
+                    end = s + dur
                     for k in res:
                         tentative.setdefault(k, []).append((s, end))
+                else:
+                    s = end = r
                 times.append((s, end))
                 r = end
             if plan is not None:
@@ -165,6 +178,18 @@ class MessageNetwork:
 
     def _slot(self, res: tuple[int, ...], r: float, dur: float, tentative: Tentative) -> float:
         """Earliest ``t >= r`` with ``[t, t + dur)`` free on every resource of ``res``."""
+        if len(res) == 1 and not tentative:  # the common case: one link, nothing tentative
+            starts = self.starts.get(res[0])
+            if not starts:
+                return r
+            ends = self.ends[res[0]]
+            i = bisect_right(ends, r)
+            n = len(starts)
+            t = r
+            while i < n and starts[i] < t + dur:
+                t = ends[i]
+                i += 1
+            return t
         t = r
         moved = True
         while moved:

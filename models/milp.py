@@ -237,7 +237,9 @@ def build_model(
         d = arc_delay(a)
         if problem.arc_unit[a] == 0 or not np.any(d[np.ix_(pi, qj)]):
             continue
-        for p in pi:  # i on p: pay the delay to wherever j runs
+        for k, p in enumerate(pi):  # i on p: pay the delay to wherever j runs
+            if k % 64 == 63:  # one arc on 1024 processors holds 2 million terms
+                check_time()
             big = max(float(d[p, q]) for q in qj)
             if big == 0:
                 continue
@@ -247,7 +249,9 @@ def build_model(
             idx.append(x[i, p])
             val.append(-big)
             model.row(idx, val, -big, math.inf)
-        for q in qj:  # j on q: pay the delay from wherever i runs
+        for k, q in enumerate(qj):  # j on q: pay the delay from wherever i runs
+            if k % 64 == 63:
+                check_time()
             big = max(float(d[p, q]) for p in pi)
             if big == 0:
                 continue

@@ -25,7 +25,7 @@ from models.certify import certify
 pytestmark = pytest.mark.filterwarnings("ignore::exactsched.InstanceWarning")
 
 EXACT = [("cpsat", {}), ("milp", {"solver": "highs"}), ("milp", {"solver": "scip"})]
-MAGNITUDES = (1e-7, 1e-3, 1.0, 1e3, 1e6, 1e9, 1e12)
+MAGNITUDES = (1e-9, 1e-7, 1e-3, 1.0, 1e3, 1e6, 1e9, 1e12, 1e15)
 
 
 @st.composite

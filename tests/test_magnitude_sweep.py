@@ -15,6 +15,7 @@ larger sweep; ``benchmarks/magnitudes.py`` prints the figures per magnitude band
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -201,3 +202,37 @@ def test_large_sweep_has_no_false_claims() -> None:
     rows = sweep(range(108), methods=tuple(METHODS), certify_options=(None, False))
     wrong = [(r["seed"], r["method"], r["certify"], r["wrong"]) for r in rows if r["wrong"]]
     assert wrong == []
+
+
+@pytest.mark.parametrize("seed", range(27))
+def test_witness_bound_never_exceeds_the_optimum(seed: int) -> None:
+    # The bound the "bounds" witness computes for itself (issue 15 item 5) must be
+    # a lower bound on every magnitude and kind of data, exact or rounded down.
+    from models._refute import grid_data, witness_bound
+
+    magnitude = MAGNITUDES[seed % len(MAGNITUDES)]
+    kind = KINDS[seed // len(MAGNITUDES) % len(KINDS)]
+    problem = magnitude_instance(seed, magnitude, kind)
+    grid = data_grid(problem)
+    optimum = float(bruteforce(problem).makespan)  # type: ignore[arg-type]
+    resolution = grid.resolution if grid.exact else 10.0 ** -round(math.log10(magnitude) - 6)
+    data = grid_data(problem, resolution)
+    units = witness_bound(problem, data)
+    if grid.exact and grid.held:
+        assert units <= grid.claim_units(optimum)
+    else:  # rounded down: a relaxation, its bound is below the optimum times the resolution
+        assert units <= optimum * resolution * (1 + 1e-12)
+
+
+def test_bruteforce_classes_match_the_model_classes() -> None:
+    # The search's own class analysis (written apart from the model's, so a fault in
+    # one cannot prune the other's optimum) finds the same classes.
+    from exactsched.generators import random_instance
+    from models._cpsat_locations import interchangeable_classes
+    from models.bruteforce import _classes
+
+    for seed, topology in enumerate(("fully-connected", "mesh", "torus", "fat-tree",
+                                     "accelerated-node", "hypercube") * 3):  # fmt: skip
+        problem = random_instance(5, 4 if topology != "fat-tree" else 8, topology=topology,
+                                  seed=seed, affinity=0.2 * (seed % 2))  # fmt: skip
+        assert _classes(problem) == interchangeable_classes(problem).tolist(), topology

@@ -80,6 +80,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     cmp.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (or 'local')")
     cmp.add_argument("--platform", metavar="FILE", help="run every instance on this platform")
+    cmp.add_argument(
+        "--communication",
+        metavar="MODELS",
+        help="run every instance under each model: delay, single-port, contention "
+        "(comma-separated; overrides the model an instance file names; default: its own)",
+    )
     cmp.add_argument("--report", metavar="FILE", help="write a Markdown report")
     cmp.add_argument("--plots", metavar="DIR", help="write plots (PNG) to DIR")
     cmp.add_argument("--json", action="store_true", help="print one JSON document")
@@ -107,6 +113,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     gan.add_argument("--output", "-o", required=True, metavar="FILE", help="out.png or out.svg")
     gan.add_argument("--db", metavar="FILE", help="take the schedule from a study database")
     gan.add_argument("--method", "-m", help="with --db: the method")
+    gan.add_argument(
+        "--communication",
+        metavar="MODEL",
+        help="with --db: the instance under this model (compare --communication stores "
+        "one instance per model)",
+    )
     gan.add_argument("--title", help="chart title")
     return {"compare": _cmd_compare, "results": _cmd_results, "gantt": _cmd_gantt}
 
@@ -130,9 +142,10 @@ def _check_args(args: argparse.Namespace) -> None:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import load_rows
     from exactsched.experiments.report import compare_text, write_outputs
-    from exactsched.experiments.sweep import run_sweep
+    from exactsched.experiments.sweep import parse_communication, run_sweep
 
     _check_args(args)
+    parse_communication(args.communication)  # a bad model is refused before anything runs
     _check_outputs(args)
     if args.db is not None and not args.db.strip():
         raise MethodError("--db: empty path")
@@ -150,6 +163,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         fresh=args.fresh,
         retry_errors=args.retry_errors,
         platform=args.platform,
+        communication=args.communication,
         progress="none" if (args.quiet or args.json) else "auto",
     )
     try:
@@ -210,7 +224,7 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 
 def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
-    from exactsched.experiments.report import summary_text, write_outputs
+    from exactsched.experiments.report import communication_text, summary_text, write_outputs
     from exactsched.experiments.store import Store
 
     _check_outputs(args)
@@ -234,6 +248,9 @@ def _cmd_results(args: argparse.Namespace) -> int:
             for r in rows:
                 writer.writerow({k: "" if r[k] is None else r[k] for k in EXPORT_COLUMNS})
         else:
+            models = communication_text(rows)
+            if models:
+                print(models + "\n", file=out)
             print(summary_text(rows), file=out)
             configs = _configurations(rows)
             if len(configs) > 1:
@@ -291,14 +308,25 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
 
         if not args.method or not (args.instance or args.schedule):
             raise MethodError("gantt --db: give the instance (key or name) and --method")
+        from exactsched.experiments.sweep import parse_communication
+
+        models = parse_communication(args.communication)
+        if models is not None and len(models) != 1:
+            raise MethodError("gantt --communication: give one model")
         with Store(args.db, readonly=True) as store:
-            doc, sched = store.schedule(args.instance or args.schedule, args.method)
+            doc, sched = store.schedule(
+                args.instance or args.schedule,
+                args.method,
+                None if models is None else models[0],
+            )
         problem = load_problem(doc)
         schedule = Schedule.from_json(sched)
         method = args.method
     else:
         if not (args.schedule and args.instance):
             raise MethodError("gantt: give SCHEDULE and INSTANCE (or --db, --method)")
+        if args.communication is not None:
+            raise MethodError("gantt --communication: only with --db (a file names its model)")
         problem = load_problem(args.instance)
         schedule = load_schedule(args.schedule)
         method = _method_of(args.schedule)

@@ -57,6 +57,7 @@ __all__ = [
     "EXPORT_COLUMNS",
     "load_rows",
     "instance_references",
+    "communication_of",
     "summarise",
     "summarise_by",
     "GROUPINGS",
@@ -72,8 +73,9 @@ _COMMON = ("time_limit", "workers", "seed", "certify")
 
 #: Columns of ``exactsched results`` (and of :func:`to_dataframe`).
 EXPORT_COLUMNS = (
-    "instance", "instance_key", "tasks", "processors", "topology", "platform", "ccr",
-    "method", "label", "kind", "options", "version", "config", "status", "makespan",
+    "instance", "instance_key", "base_key", "communication", "tasks", "processors",
+    "topology", "platform", "ccr", "method", "label", "kind", "options", "version", "config",
+    "status", "makespan",
     "lower_bound", "optimum", "optimum_certified_by", "best_known", "best_bound", "reference",
     "reference_kind", "gap", "gap_to_optimum", "gap_to_best", "gap_to_bound", "disputed",
     "speedup", "slr", "failed", "certified", "certified_by", "seconds", "error",
@@ -377,6 +379,7 @@ def load_rows(
     wanted = None if keys is None else set(keys)
     try:
         instances = {i["key"]: i for i in store.instances()}
+        models = {k: communication_of(i.get("document")) for k, i in instances.items()}
         kinds = _kinds()
         rows = []
         for run in store.runs():
@@ -386,11 +389,14 @@ def load_rows(
             if wanted is not None and key not in wanted:
                 continue
             inst = instances.get(run["instance"], {})
+            model, base = models.get(run["instance"], ("delay", run["instance"]))
             rows.append(
                 {
                     **run,
                     "instance": inst.get("name") or run["instance"],
                     "instance_key": run["instance"],
+                    "base_key": base,
+                    "communication": model,
                     "tasks": inst.get("tasks"),
                     "processors": inst.get("processors"),
                     "topology": inst.get("topology"),
@@ -439,6 +445,48 @@ def _distinguish(rows: list[dict[str, Any]]) -> None:
         r["label"] = f"{r['label']}{{{','.join(differ)}}}"
 
 
+def communication_of(document: str | dict[str, Any] | None) -> tuple[str, str]:
+    """The communication model of an instance document and its *base key*.
+
+    The base key is a content hash of the document without its name and
+    without ``network.communication`` and ``network.duplex``: one instance run
+    under several models (``compare --communication``) has one base key and a
+    different :func:`~exactsched.experiments.instances.instance_key` per model.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> from exactsched.experiments.instances import canonical_json
+    >>> p = Problem.from_lists([1, 1], [(0, 1, 2)], n_processors=4,
+    ...                        network={"topology": "mesh", "dims": [2, 2]})
+    >>> model, key = communication_of(canonical_json(p.with_communication("contention")))
+    >>> model, key == communication_of(canonical_json(p))[1]
+    ('contention', True)
+    """
+    import hashlib
+
+    if document is None:
+        return "delay", ""
+    doc = json.loads(document) if isinstance(document, str) else dict(document)
+    doc.pop("name", None)
+    platform = doc.get("platform")
+    model = "delay"
+    if isinstance(platform, str):  # a bare preset name: as with_communication spells it
+        platform = {"preset": platform}
+    if isinstance(platform, dict):
+        platform = dict(platform)
+        network = dict(platform.get("network") or {})
+        model = str(network.pop("communication", "delay"))
+        network.pop("duplex", None)
+        if network:
+            platform["network"] = network
+        else:
+            platform.pop("network", None)
+        doc["platform"] = platform
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return model, hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
 def _existing(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
     from exactsched.errors import InstanceError
 
@@ -469,6 +517,7 @@ GROUPINGS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "topology": lambda r: r["topology"],
     "CCR": lambda r: ccr_bucket(r["ccr"]),
     "platform": lambda r: r["platform"],
+    "communication model": lambda r: r["communication"],
 }
 
 

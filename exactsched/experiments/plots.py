@@ -56,6 +56,16 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     row; a data transfer between processors is an arrow from the sender's
     finish to the arrival time on the receiver's row (``gid`` ``"comm:src->dst"``).
 
+    When the schedule carries message times (``single-port`` and
+    ``contention`` instances, :mod:`exactsched.messages`), the resources the
+    messages hold get their own rows below the processors: under
+    ``single-port`` a send and a receive row per processor that communicates
+    (one ``port`` row each when the instance is not duplex), under
+    ``contention`` one row per link a message uses, named as the route names
+    it (``"p0->p1"``). Each message is a ``Rectangle`` on each of its rows,
+    ``gid`` ``"msg:src->dst@row"`` (``row`` the row's label), and its arrow
+    ends at its arrival. Delay schedules are drawn as before.
+
     The title, task and processor labels are plain text (a ``$`` is not math).
 
     Raises
@@ -87,8 +97,10 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
             raise ScheduleError(
                 f"task {task}: processor {place.processor!r} is not a processor of the instance"
             )
+    lanes = _message_lanes(problem, schedule)
+    n_rows = n_procs + len({lane for lane, _, _, _ in lanes})
     fig, ax = plt.subplots(
-        figsize=(min(16, 6 + 0.1 * problem.n_tasks), 1.6 + 0.45 * n_procs), layout="constrained"
+        figsize=(min(16, 6 + 0.1 * problem.n_tasks), 1.6 + 0.45 * n_rows), layout="constrained"
     )
     for k in range(n_procs):
         ax.add_patch(
@@ -127,6 +139,29 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
                 float(place.start) + width / 2, y, task, ha="center", va="center",
                 fontsize=7, clip_on=True, zorder=3, parse_math=False,
             )  # fmt: skip
+    labels = list(problem.proc_ids)
+    lane_row: dict[str, int] = {}
+    for lane, _, _, _ in lanes:
+        if lane not in lane_row:
+            lane_row[lane] = n_procs + len(lane_row)
+            labels.append(lane)
+    if lane_row:
+        ax.axhline(n_procs - 0.5, color="grey", linewidth=0.8, zorder=1)
+    for lane, message, start, finish in lanes:
+        y = lane_row[lane]
+        ax.add_patch(
+            Rectangle(
+                (start, y - 0.3), finish - start, 0.6, facecolor="tab:red", alpha=0.35,
+                edgecolor="tab:red", linewidth=0.6, zorder=2,
+                gid=f"msg:{message.src}->{message.dst}@{lane}",
+            )
+        )  # fmt: skip
+        if finish > start:
+            ax.text(
+                (start + finish) / 2, y, f"{message.src}>{message.dst}", ha="center",
+                va="center", fontsize=6, clip_on=True, zorder=3, parse_math=False,
+            )  # fmt: skip
+    arrival = {(m.src, m.dst): float(m.finish) for m in schedule.messages}
     n_edges = len(problem.edge_src)
     for e in range(n_edges):
         src, dst = problem.task_ids[problem.edge_src[e]], problem.task_ids[problem.edge_dst[e]]
@@ -134,28 +169,67 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
         if a is None or b is None or a.processor == b.processor:
             continue
         p, q = problem.proc_index[a.processor], problem.proc_index[b.processor]
-        delay = float(problem.comm(e, p, q))
+        end = arrival.get((src, dst))
+        if end is None:
+            end = float(a.finish) + float(problem.comm(e, p, q))
         arrow = FancyArrowPatch(
             (float(a.finish), row[a.processor]),
-            (float(a.finish) + delay, row[b.processor]),
+            (end, row[b.processor]),
             arrowstyle="-|>", mutation_scale=8, color="tab:red", linewidth=0.8,
             alpha=0.7, zorder=4, gid=f"comm:{src}->{dst}",
         )  # fmt: skip
         ax.add_patch(arrow)
-    ax.set_yticks(range(n_procs), labels=list(problem.proc_ids))
+    ax.set_yticks(range(len(labels)), labels=labels)
     for tick in ax.get_yticklabels():
         tick.set_parse_math(False)  # ids are plain text, "$" included
-    ax.set_ylim(n_procs - 0.5, -0.5)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
     ax.set_xlim(0, span * 1.01)
     ax.set_xlabel("time")
-    ax.set_ylabel("processor")
+    ax.set_ylabel("processor" if not lane_row else "processor / port or link")
     ax.set_title(
         title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}", parse_math=False
     )
     ax.plot([], [], color="tab:red", label="data transfer (arrival)")
+    if lane_row:
+        ax.add_patch(Rectangle((0, 0), 0, 0, facecolor="tab:red", alpha=0.35, label="message"))
     # Below the axes, under the x label: the constrained layout stacks the two.
     fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)
     return fig
+
+
+def _message_lanes(problem: Problem, schedule: Schedule) -> list[tuple[str, Any, float, float]]:
+    """``(row label, message, start, finish)`` of every message on every row it holds.
+
+    Under ``contention`` a message holds each link of its route (rows named by
+    link, in order of their first use, ties by name); otherwise (``single-port``)
+    the sender's send port and the receiver's receive port (``"p0 send"``,
+    ``"p1 recv"``; ``"p0 port"`` for both when the instance is not duplex), rows
+    in processor order. Messages of tasks the schedule does not place are skipped.
+    """
+    messages = schedule.messages
+    if not messages:
+        return []
+    out: list[tuple[str, Any, float, float]] = []
+    if any(m.links for m in messages):
+        for m in messages:
+            out += [(h.link, m, float(h.start), float(h.finish)) for h in m.links]
+        first: dict[str, tuple[float, str]] = {}
+        for lane, _, start, _ in out:
+            first[lane] = min(first.get(lane, (start, lane)), (start, lane))
+        out.sort(key=lambda item: (first[item[0]], item[2]))
+        return out
+    order = {p: k for k, p in enumerate(problem.proc_ids)}
+    duplex = problem.duplex
+    ports = []
+    for m in messages:
+        a, b = schedule.get(m.src), schedule.get(m.dst)
+        if a is None or b is None:
+            continue
+        send, recv = ("send", "recv") if duplex else ("port", "port")
+        ports.append(((order.get(a.processor, -1), send != "send"), f"{a.processor} {send}", m))
+        ports.append(((order.get(b.processor, -1), recv == "recv"), f"{b.processor} {recv}", m))
+    ports.sort(key=lambda item: (item[0], float(item[2].start)))
+    return [(lane, m, float(m.start), float(m.finish)) for _, lane, m in ports]
 
 
 def _by_instance(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict]]:

@@ -10,7 +10,16 @@ from typing import Any
 
 from exactsched.experiments.analysis import GROUPINGS, summarise, summarise_by
 
-__all__ = ["compare_text", "summary_text", "markdown_report", "write_outputs"]
+__all__ = [
+    "compare_text",
+    "summary_text",
+    "communication_text",
+    "markdown_report",
+    "write_outputs",
+]
+
+#: The communication models in the order reports show them.
+_MODELS = ("delay", "single-port", "contention")
 
 
 def _pct(value: float | None, digits: int = 2) -> str:
@@ -171,7 +180,7 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
 
 def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
     ref = rows[0]
-    head = f"{ref['instance']} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
+    head = f"{_named(ref)} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
     if ref["disputed"]:
         head += f"\n  DISPUTED (no optimum): {ref['disputed']}"
     if ref["optimum"] is not None:
@@ -228,8 +237,14 @@ def compare_text(
     for r in rows:
         by_instance[r["instance_key"]].append(r)
     parts = []
-    if len(by_instance) <= per_instance:
-        parts += [_instance_table(group) for group in by_instance.values()]
+    n_models = len({r.get("communication") or "delay" for r in rows}) or 1
+    if len(by_instance) <= per_instance * n_models:
+        # One instance's models side by side, in the order delay, single-port, contention.
+        order = {m: k for k, m in enumerate(_MODELS)}
+        groups = sorted(by_instance.values(), key=lambda g: (
+            str(g[0]["instance"]), g[0].get("base_key") or "",
+            order.get(g[0].get("communication") or "delay", len(order))))  # fmt: skip
+        parts += [_instance_table(group) for group in groups]
     known = sum(1 for g in by_instance.values() if g[0]["optimum"] is not None)
     disputed = [g[0] for g in by_instance.values() if g[0]["disputed"]]
     lines = [f"{len(by_instance)} instance(s), certified optimum known for {known}"]
@@ -242,10 +257,128 @@ def compare_text(
             f" ({outcome.seconds:.1f} s)"
         )
     for d in disputed:
-        lines.append(f"DISPUTED {d['instance']}: {d['disputed']}")
+        lines.append(f"DISPUTED {_named(d)}: {d['disputed']}")
     parts.append("\n".join(lines))
+    models = communication_text(rows)
+    if models:
+        parts.append(models)
     parts.append(summary_text(rows))
     return "\n\n".join(parts)
+
+
+def _models(rows: Sequence[dict[str, Any]]) -> list[str]:
+    found = {r.get("communication") or "delay" for r in rows}
+    return [m for m in _MODELS if m in found] + sorted(found - set(_MODELS))
+
+
+def communication_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
+    """How the communication model moves the optimum, and each method's gap per model.
+
+    Empty unless the rows hold a model other than ``delay``. Per instance (rows
+    of one ``base_key``) the reference under each model (its certified optimum,
+    or its best known makespan marked ``~``) and its ratio to the reference
+    under ``delay``; overall, the geometric mean, least and largest ratio. Then
+    each method's mean gap under each model, ``n/a`` where it refused every
+    instance of that model, with the reasons listed.
+
+    Examples
+    --------
+    >>> base = dict(kind="exact", label="cpsat", method="cpsat", base_key="b",
+    ...             instance="i", status="optimal", error=None, gap=0.0, makespan=8,
+    ...             gap_to_optimum=0.0, failed=False, seconds=0.1)
+    >>> rows = [{**base, "communication": "delay", "instance_key": "d", "optimum": 8,
+    ...          "reference": 8},
+    ...         {**base, "communication": "contention", "instance_key": "c", "optimum": 9,
+    ...          "reference": 9, "makespan": 9}]
+    >>> for line in communication_text(rows).splitlines()[2:5]:
+    ...     print(line)
+    instance  delay  contention  contention/delay
+    i             8           9             1.125
+    contention/delay over 1 instance(s): geometric mean 1.125, least 1.125, largest 1.125
+    """
+    models = _models(rows)
+    if models == ["delay"] or not rows:
+        return ""
+    by_base: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        by_base[r.get("base_key") or r["instance_key"]].setdefault(
+            r.get("communication") or "delay", r
+        )
+    others = [m for m in models if m != "delay"] if "delay" in models else []
+    body = []
+    ratios: dict[str, list[float]] = defaultdict(list)
+    for refs in by_base.values():
+        first = next(iter(refs.values()))
+        cells = [first["instance"]]
+        for m in models:
+            cells.append(_reference(refs.get(m)))
+        base = refs.get("delay", {}).get("reference")
+        for m in others:
+            value = refs.get(m, {}).get("reference")
+            if base and value is not None:
+                ratios[m].append(value / base)
+                cells.append(f"{value / base:.4g}")
+            else:
+                cells.append("-")
+        body.append(cells)
+    head = ["instance", *models, *(f"{m}/delay" for m in others)]
+    title = (
+        "Communication models: reference makespan per model (certified optimum; =x proven "
+        "optimal by an exact method but not certified; ~x best known, above the best "
+        "proven bound) and its ratio to delay"
+    )
+    out = [title, "", _table(head, body, markdown)]
+    for m in others:
+        values = ratios[m]
+        if values:
+            mean = math.exp(sum(math.log(v) for v in values) / len(values))
+            out.append(
+                f"{'- ' if markdown else ''}{m}/delay over {len(values)} instance(s): geometric "
+                f"mean {mean:.4g}, least {min(values):.4g}, largest {max(values):.4g}"
+            )
+    out += ["", "Mean gap of each method under each model (n/a: refused every instance)", ""]
+    per_model = {m: {s["method"]: s for s in summarise([r for r in rows if (
+        r.get("communication") or "delay") == m])} for m in models}  # fmt: skip
+    labels = [s["method"] for s in summarise(rows)]
+    gaps = []
+    refused: list[str] = []
+    for name in labels:
+        cells = [name]
+        for m in models:
+            s = per_model[m].get(name)
+            if s is None:
+                cells.append("-")
+            elif s["applicable"] == 0:
+                cells.append("n/a")
+                reason = next((r["error"] for r in rows if r["label"] == name and (
+                    r.get("communication") or "delay") == m and r["error"]), None)  # fmt: skip
+                refused.append(f"{name} under {m}: {reason or 'refused'}")
+            else:
+                cells.append(_pct(s["mean_gap"]))
+        gaps.append(cells)
+    out.append(_table(["method", *models], gaps, markdown))
+    if refused:
+        out += ["", "refused (n/a):"]
+        out += [f"{'- ' if markdown else '  '}{line}" for line in refused]
+    return "\n".join(out)
+
+
+def _reference(row: dict[str, Any] | None) -> str:
+    """The reference of an instance: ``280`` certified, ``=286`` proven (the best
+    bound meets it) but not certified, ``~324`` best known above the best bound."""
+    if row is None or row.get("reference") is None:
+        return "-"
+    if row.get("optimum") is not None:
+        return _num(row["reference"])
+    bound = row.get("best_bound")
+    proven = bound is not None and not row.get("disputed") and bound >= row["reference"]
+    return ("=" if proven else "~") + _num(row["reference"])
+
+
+def _named(row: dict[str, Any]) -> str:
+    """The instance's name, with its communication model unless ``delay``."""
+    model = row.get("communication") or "delay"
+    return row["instance"] if model == "delay" else f"{row['instance']} [{model}]"
 
 
 def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -> str:
@@ -283,15 +416,18 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
         "",
         summary_text(rows, markdown=True),
     ]
+    models = communication_text(rows, markdown=True)
+    if models:
+        out += ["", "## Communication models", "", models]
     disputed = [f for f in firsts if f["disputed"]]
     if disputed:
         out += ["", "## Disputed instances", ""]
-        out += [f"- `{f['instance']}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
+        out += [f"- `{_named(f)}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
     open_ = [f for f in firsts if f["optimum"] is None and f["best_known"] is not None]
     if open_:
         out += ["", "## Instances without a certified optimum (gaps to the best known)", ""]
         out += [
-            f"- `{f['instance']}`: best known {_num(f['best_known'])}, best lower bound "
+            f"- `{_named(f)}`: best known {_num(f['best_known'])}, best lower bound "
             f"{_num(f['best_bound'])}" for f in open_[:50]
         ]  # fmt: skip
         if len(open_) > 50:
@@ -306,7 +442,7 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     if errors:
         out += ["", "## Errors and refusals", ""]
         for r in errors[:50]:
-            out.append(f"- `{r['instance']}` {r['label']} ({r['status']}): {r['error']}")
+            out.append(f"- `{_named(r)}` {r['label']} ({r['status']}): {r['error']}")
         if len(errors) > 50:
             out.append(f"- ... and {len(errors) - 50} more (`exactsched results DB --csv`)")
     if plots:

@@ -310,10 +310,14 @@ class Store:
                     row[key] = bool(row[key])
             yield row
 
-    def schedule(self, instance: str, method: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def schedule(
+        self, instance: str, method: str, communication: str | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The instance document and the latest schedule of ``method`` on it.
 
-        ``instance`` may be a key, a key prefix or an instance name.
+        ``instance`` may be a key, a key prefix or an instance name; with
+        ``communication``, only the instances under that model (one name run
+        under several models by ``compare --communication`` is several instances).
 
         Raises
         ------
@@ -327,9 +331,23 @@ class Store:
             (instance + "%", instance),
         )
         found = cur.fetchall()
+        if communication is not None:
+            from exactsched.experiments.analysis import communication_of
+
+            found = [f for f in found if communication_of(f[1])[0] == communication]
         if len(found) != 1:
             what = "no instance" if not found else f"{len(found)} instances"
-            raise InstanceError(f"instance {instance!r}: {what} with this key or name")
+            under = "" if communication is None else f" under {communication}"
+            hint = ""
+            if len(found) > 1 and communication is None:
+                from exactsched.experiments.analysis import communication_of
+
+                models = sorted({communication_of(f[1])[0] for f in found})
+                if len(models) > 1:
+                    hint = f" (models {', '.join(models)}: give --communication or the key)"
+            raise InstanceError(
+                f"instance {instance!r}: {what} with this key or name{under}{hint}"
+            )
         key, document = found[0]
         row = self._db.execute(
             "SELECT schedule FROM runs WHERE instance = ? AND method = ? AND schedule IS NOT NULL"

@@ -22,7 +22,17 @@ from exactsched.experiments.runner import RUN_STATUSES, Task, run_options
 from exactsched.experiments.store import Store, utc_now
 from exactsched.problem import Problem
 
-__all__ = ["SweepOutcome", "run_sweep", "parse_methods", "MethodSpec", "default_grace"]
+__all__ = [
+    "SweepOutcome",
+    "run_sweep",
+    "parse_methods",
+    "parse_communication",
+    "MethodSpec",
+    "default_grace",
+]
+
+#: The communication models of the instance format (``platform.network.communication``).
+COMMUNICATION_MODELS = ("delay", "single-port", "contention")
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,72 @@ def _probe(info: Any, options: dict[str, Any], item: str) -> None:
         return
 
 
+def parse_communication(text: str | Sequence[str] | None) -> list[str] | None:
+    """The communication models of ``compare --communication``: ``delay,contention``.
+
+    Returns the models in the order given, without repeats (None for None: each
+    instance keeps the model its file names).
+
+    Raises
+    ------
+    MethodError
+        For an empty list or a name that is not a model.
+
+    Examples
+    --------
+    >>> parse_communication("delay, contention,delay")
+    ['delay', 'contention']
+    >>> parse_communication("bogus")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: --communication: unknown model 'bogus'; expected delay, ...
+    """
+    if text is None:
+        return None
+    parts = [text] if isinstance(text, str) else list(text)
+    models = [m.strip() for part in parts for m in str(part).split(",") if m.strip()]
+    if not models:
+        raise MethodError("--communication: empty; give delay, single-port or contention")
+    for model in models:
+        if model not in COMMUNICATION_MODELS:
+            raise MethodError(
+                f"--communication: unknown model {model!r}; expected delay, single-port "
+                "or contention"
+            )
+    return list(dict.fromkeys(models))
+
+
+def with_model(problem: Problem, model: str, source: str = "") -> Problem:
+    """``problem`` under communication ``model``, keeping the duplex setting it names.
+
+    The model given here overrides the one the instance's file names.
+
+    Raises
+    ------
+    InstanceError
+        One line naming the source when the network cannot carry ``model`` (a
+        ``matrix`` network has no links for ``contention``).
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 1], [(0, 1, 2)], n_processors=4,
+    ...     network={"topology": "mesh", "dims": [2, 2], "duplex": False})
+    >>> q = with_model(p, "contention")
+    >>> q.communication, q.duplex, with_model(q, "delay").communication
+    ('contention', False, 'delay')
+    """
+    from exactsched.errors import InstanceError
+
+    duplex = problem.network.get("duplex")
+    try:
+        return problem.with_communication(
+            model, duplex=None if duplex is None or model == "delay" else bool(duplex)
+        )
+    except InstanceError as exc:
+        where = f"{source}: " if source else ""
+        raise InstanceError(f"{where}--communication {model}: {exc}") from None
+
+
 def default_grace(time_limit: float | None) -> float | None:
     """Seconds past the time limit before the pool kills a run (None: no limit).
 
@@ -177,6 +253,7 @@ def run_sweep(
     fresh: bool = False,
     retry_errors: bool = False,
     platform: str | os.PathLike[str] | None = None,
+    communication: str | Sequence[str] | None = None,
     deadline: float | None | str = "auto",
     progress: str = "auto",
 ) -> SweepOutcome:
@@ -215,6 +292,12 @@ def run_sweep(
         Run again the stored runs whose status is ``error`` (crashes, time-outs).
     platform : path, optional
         Run every instance on this platform instead of its own.
+    communication : str or list of str, optional
+        Run every instance under each of these communication models
+        (``"delay,contention"``; see :func:`parse_communication`). Each model
+        overrides the one the instance's file names; without it every instance
+        runs under its own model. An instance under another model has another
+        content key, so its rows never mix with the others.
     deadline : float, None or "auto"
         Seconds after which the local pool kills a run; ``auto``: the time limit
         plus :func:`default_grace`.
@@ -227,7 +310,8 @@ def run_sweep(
     Raises
     ------
     InstanceError, MethodError
-        For an instance that cannot be read or an unknown method (before any run).
+        For an instance that cannot be read, an unknown method or communication
+        model, or a model an instance's network cannot carry (before any run).
 
     Examples
     --------
@@ -256,7 +340,10 @@ def run_sweep(
     cores = max(1, cores or default_cores())
     if workers is None:
         workers = max(1, min(8, cores))
+    models = parse_communication(communication)
     problems = _load_all(instances, platform)
+    if models is not None:
+        problems = [(src, with_model(p, m, src)) for src, p in problems for m in models]
     infos = [describe(p, src) for src, p in problems]
     store = db if isinstance(db, Store) else Store(db)
     store.add_instances(infos)
