@@ -123,6 +123,7 @@ def refute_messages(
     *,
     time_limit: float | None = None,
     seed: int = 0,
+    arrivals: bool = True,
 ) -> Verdict:
     """Decide "makespan <= target" (units of ``1 / resolution``) under the problem's model.
 
@@ -138,6 +139,8 @@ def refute_messages(
         Seconds for the solver.
     seed : int
         CP-SAT's random seed (one worker).
+    arrivals : bool
+        Add the implied arrivals (:func:`_implied_arrivals`).
 
     Returns
     -------
@@ -251,6 +254,8 @@ def refute_messages(
                     for r in route_resources(routing, p, q, k):
                         model.add_bool_or([x[i, p].Not(), x[j, q].Not(), uses[e, r]])
             model.add(start[j] >= before).only_enforce_if(both)
+    if arrivals:
+        _implied_arrivals(problem, model, x, start, cost, chosen)
     for e, routes in chosen.items():  # a message starts after its sender ends, always
         i = int(problem.edge_src[e])
         for slot in {s for _, _, stages in routes for s, _, _, _ in stages}:
@@ -258,7 +263,7 @@ def refute_messages(
 
     # ---- order on each port or link
     reach = _reach(problem)
-    ordered = 0
+    orders: dict[tuple[tuple[int, int], tuple[int, int]], tuple[Any, Any]] = {}
     for r, edges in holders.items():
         listed = sorted(edges)
         least = {e: min(slot_lengths[edges[e]]) for e in listed}
@@ -273,12 +278,17 @@ def refute_messages(
                 if je == if_ or reach[je] >> if_ & 1 or jf == ie or reach[jf] >> ie & 1:
                     continue
                 se, sf = edges[e], edges[f]
-                first = model.new_bool_var(f"o{e}_{f}_{r}")
-                second = model.new_bool_var(f"o{f}_{e}_{r}")
-                model.add(slot_start[sf] >= slot_start[se] + length[se]).only_enforce_if(first)
-                model.add(slot_start[se] >= slot_start[sf] + length[sf]).only_enforce_if(second)
-                model.add_bool_or([uses[e, r].Not(), uses[f, r].Not(), first, second])
-                ordered += 1
+                # One pair of literals per pair of slots: under single-port the send
+                # and the receive port of two messages share it.
+                lits = orders.get((se, sf))
+                if lits is None:
+                    first = model.new_bool_var(f"o{e}_{f}_{r}")
+                    second = model.new_bool_var(f"o{f}_{e}_{r}")
+                    ts, tf = slot_start[se], slot_start[sf]
+                    model.add(tf >= ts + length[se]).only_enforce_if(first)
+                    model.add(ts >= tf + length[sf]).only_enforce_if(second)
+                    lits = orders[se, sf] = (first, second)
+                model.add_bool_or([uses[e, r].Not(), uses[f, r].Not(), *lits])
 
     # ---- tasks on one processor, isolation pairs, load cuts
     for i, j, shared, iso in _competing_pairs(problem, cost):
@@ -326,6 +336,33 @@ def refute_messages(
     return Verdict(
         "unknown", reason=f"CP-SAT: {solver.status_name(status).lower()}", seconds=_since(started)
     )
+
+
+def _implied_arrivals(
+    problem: Problem,
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    start: list[Any],
+    cost: np.ndarray,
+    chosen: dict[int, list[tuple[int, int, list[tuple[int, int, str, int]]]]],
+) -> None:
+    """Per edge ``i -> j`` and processor ``p`` of ``i``, enforced by ``x[i, p]``:
+    ``s_j >= s_i + c_ip + sum_q len(p, q) x[j, q]``, ``len`` the route's stage durations.
+
+    Implied (a message lasts at least the sum of its stages, waits only add), so
+    sound; it lets the assignment of the sender alone bound the receiver, as the
+    delay arrival constraints of :func:`models._refute.refute_cpsat` do.
+    """
+    for e, routes in chosen.items():
+        i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
+        by_sender: dict[int, list[tuple[int, int]]] = {}
+        for p, q, stages in routes:
+            total = sum(d for _, d, _, _ in stages)
+            if total > 0:
+                by_sender.setdefault(p, []).append((q, total))
+        for p, terms in by_sender.items():
+            arrival = sum(total * x[j, q] for q, total in terms)
+            model.add(start[j] >= start[i] + int(cost[i, p]) + arrival).only_enforce_if(x[i, p])
 
 
 def route_resources(routing: Any, p: int, q: int, k: int) -> tuple[int, ...]:
