@@ -29,9 +29,13 @@ port or link). It decides "makespan <= target" on exact integer data:
   whose messages are not ordered by a path, ``j_e`` reaching ``i_f``): two order
   literals ``o_efr => t[f, .] >= t[e, .] + len[e, .]`` and the clause
   ``not u[e, r] or not u[f, r] or o_efr or o_fer``;
-* redundant load cuts: per processor and per resource the durations that may sit
-  on it add up to at most ``target`` (implied: they are pairwise ordered within
-  ``[0, target]``).
+* redundant constraints, implied hence sound: load cuts (per processor and per
+  resource the durations that may sit on it add up to at most ``target``: they are
+  pairwise ordered within ``[0, target]``) and arrivals (per edge and processor
+  ``p`` of the sender, enforced by ``x[i, p]``: ``s_j >= s_i + c_ip + sum_q
+  len(p, q) x[j, q]``, ``len`` the sum of the route's stage durations); under
+  single-port the send and the receive port of two messages share one pair of
+  order literals (both order the same two slots).
 
 Why it is exact. Every schedule of makespan at most ``target`` gives a
 solution (its starts, its messages' stage starts, ``u`` true exactly on the
