@@ -5,7 +5,7 @@ one search. :func:`certify` checks it by asking witnesses whose verdicts rest
 on nothing that proof used as a constraint (:func:`independent_witnesses`,
 :data:`PROOF_COMPONENTS`, :data:`WITNESS_COMPONENTS`) whether a schedule
 shorter than the claimed optimum ``M`` exists (the witnesses are in
-:mod:`models._refute` and :mod:`models._refute_cumulative`):
+:mod:`models._refute`, :mod:`models._refute_cumulative` and :mod:`models._refute_comm`):
 
 ``bounds``
     :func:`models._refute.witness_bound`, a lower bound computed for the
