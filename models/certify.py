@@ -26,6 +26,11 @@ shorter than the claimed optimum ``M`` exists (the witnesses are in
     interchangeable processors pooled or their symmetry broken (sound
     reductions argued in :mod:`models._refute_symmetry` and
     :func:`models._refute.refute_cpsat`).
+``cpsat-messages``
+    Single-port and contention only (:mod:`models._refute_comm`): the
+    interval-free model extended with message stages, start variables per port
+    or link and order literals between messages; decided on the exact data at
+    the resolution of the stage durations (:func:`models._refute_comm.comm_resolution`).
 ``milp``
     The MILP of :mod:`models.milp` as a feasibility problem (HiGHS). Its
     "infeasible" never certifies alone (:data:`NOT_ALONE`).
@@ -81,6 +86,8 @@ from models._refute import (
     refute_cpsat,
     refute_milp,
 )
+from models._refute_comm import WITNESS as MESSAGES
+from models._refute_comm import comm_resolution, refute_messages
 from models._refute_cumulative import (
     CUMULATIVE,
     TIME_INDEXED,
@@ -114,6 +121,7 @@ WITNESSES: tuple[str, ...] = (
     TIME_INDEXED,
     CUMULATIVE,
     "cpsat-disjunctive",
+    MESSAGES,
     "milp",
 )
 
@@ -154,6 +162,7 @@ WITNESS_COMPONENTS: dict[str, frozenset[str]] = {
     TIME_INDEXED: frozenset({"CP-SAT time-indexed model"}),
     CUMULATIVE: frozenset({"CP-SAT cumulative model"}),
     "cpsat-disjunctive": frozenset({"CP-SAT clause model"}),
+    MESSAGES: frozenset({"CP-SAT message clause model"}),
     "milp": frozenset({"MILP engine", "MILP model", "optimistic paths"}),
 }
 #: Witnesses whose "infeasible" never certifies alone (HiGHS has proven false
@@ -192,8 +201,8 @@ def independent_witnesses(method: str) -> tuple[str, ...]:
 
     Examples
     --------
-    >>> independent_witnesses("milp")[-2:]
-    ('cpsat-cumulative', 'cpsat-disjunctive')
+    >>> independent_witnesses("milp")[-3:]
+    ('cpsat-cumulative', 'cpsat-disjunctive', 'cpsat-messages')
     >>> "bruteforce" in independent_witnesses("bruteforce")
     False
     """
@@ -236,8 +245,18 @@ def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Ques
     return _Question(data, target, (target + 1) / resolution)
 
 
-def _shorter(makespan: float, claimed: float, grid: Grid) -> bool:
-    """Whether a valid schedule of ``makespan`` beats the claim by a grid step (float: 1e-9)."""
+def _shorter(makespan: float, claimed: float, grid: Grid, fine: int | None = None) -> bool:
+    """Whether a valid schedule of ``makespan`` beats the claim by a grid step (float: 1e-9).
+
+    ``fine``: the resolution of a single-port or contention problem's makespans
+    (:func:`models._refute_comm.comm_resolution`), whose step may be a fraction
+    of the data grid's (fat-tree links of weight 1/2).
+    """
+    if grid.exact and fine is not None:
+        scale = Fraction(fine, grid.resolution)
+        noise = grid.noise(makespan) * scale
+        top = math.ceil(Fraction(float(claimed)) * fine - grid.noise(claimed) * scale)
+        return Fraction(float(makespan)) * fine <= top - 1 + noise
     if grid.exact:
         return grid.units(makespan) <= grid.claim_units(claimed) - 1 + grid.noise(makespan)
     return makespan < claimed - FLOAT_TOLERANCE * max(1.0, abs(claimed))
@@ -308,6 +327,8 @@ def certify(
         # The STG-case witnesses: only the one whose formulation differs from the proof's.
         other = witness_for(problem, result)
         chosen = tuple(w for w in chosen if w not in (TIME_INDEXED, CUMULATIVE) or w == other)
+        if problem.communication == "delay":
+            chosen = tuple(w for w in chosen if w != MESSAGES)
     claim = claimed_optimum(result)
     if claim is None:
         return result
@@ -324,8 +345,12 @@ def certify(
     caught: tuple[str, Schedule] | None = None
     # Under single-port or contention the witnesses refute on the delay relaxation (no
     # schedule below the claim there means none here: messages only add waits), except
-    # bruteforce, which searches the model itself (models/_bruteforce_comm.py).
+    # bruteforce and cpsat-messages, which search the model itself. Their makespans
+    # live on a finer grid when fat-tree links weigh 1/2 (comm_resolution): "shorter"
+    # is judged there.
     relaxed = problem if problem.communication == "delay" else problem.with_communication("delay")
+    fine = None if relaxed is problem else comm_resolution(problem)
+    itself = ("bruteforce", MESSAGES)
     # Data floats cannot hold exactly: no certificate, but a witness's valid
     # schedule that is clearly shorter still catches a false proof.
     catch_only = grid.exact and not grid.held
@@ -339,8 +364,12 @@ def certify(
         if remaining is not None and remaining <= 0:
             report["witnesses"][name] = {"outcome": "unknown", "reason": "no time left"}
             continue
-        asked = problem if name == "bruteforce" else relaxed
-        verdict, below = _ask(asked, name, claim, grid, remaining, int(seed or 0))
+        asked = problem if name in itself else relaxed
+        if asked is not problem and remaining is not None and MESSAGES in chosen[
+            chosen.index(name) + 1 :
+        ]:
+            remaining /= 3  # the relaxation settles only some claims: keep time for the model
+        verdict, below = _ask(asked, name, claim, grid, remaining, int(seed or 0), fine)
         report["witnesses"][name] = {
             "outcome": verdict.outcome,
             "reason": verdict.reason,
@@ -370,7 +399,7 @@ def certify(
                 report["witnesses"][name]["outcome"] = "unknown"
                 report["witnesses"][name]["reason"] = "witness schedule invalid (a bug)"
                 continue
-            if _shorter(float(verdict.schedule.makespan), claim, grid):
+            if _shorter(float(verdict.schedule.makespan), claim, grid, fine):
                 caught = (name, verdict.schedule)
                 break
             report["witnesses"][name]["outcome"] = "unknown"
@@ -437,6 +466,7 @@ def _ask(
     grid: Grid,
     time_limit: float | None,
     seed: int,
+    fine: int | None = None,
 ) -> tuple[Verdict, float]:
     """Run one witness; its verdict and the makespan below which a refutation holds."""
     if name == "bruteforce":
@@ -444,10 +474,22 @@ def _ask(
             return Verdict("unknown", reason=f"more than {BRUTEFORCE_MAX_TASKS} tasks"), claimed
         return (
             refute_bruteforce(
-                problem, lambda m: _shorter(m, claimed, grid), time_limit=time_limit
+                problem, lambda m: _shorter(m, claimed, grid, fine), time_limit=time_limit
             ),
             claimed,
         )
+    if name == MESSAGES:
+        if problem.communication == "delay":
+            return Verdict("unknown", reason="the delay model has no messages"), claimed
+        if not grid.exact or fine is None:
+            reason = "data on no grid that makes every stage duration an integer"
+            return Verdict("unknown", reason=reason), claimed
+        scale = Fraction(fine, grid.resolution)
+        top = math.ceil(Fraction(float(claimed)) * fine - grid.noise(claimed) * scale)
+        if top > _CPSAT_MAX:
+            return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
+        verdict = refute_messages(problem, top - 1, fine, time_limit=time_limit, seed=seed)
+        return verdict, claimed
     if name == "bounds":
         question = _question(problem, claimed, grid, EXACT_LIMIT)
         if question is None:

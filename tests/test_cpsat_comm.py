@@ -116,8 +116,8 @@ def test_chain_optimum_equals_delay():
 
 
 def test_certification_under_each_model():
-    # bruteforce witnesses under the model itself; the other witnesses refute on the
-    # delay relaxation, which settles the fork of b cost 1 under contention (optimum 10
+    # bruteforce and cpsat-messages witness under the model itself; the others refute on
+    # the delay relaxation, which settles the fork of b cost 1 under contention (optimum 10
     # = the delay bound) but not the others (their optimum 14 exceeds the delay one).
     for b_cost, model, witness in (
         (1, "contention", "bounds"),
@@ -127,12 +127,13 @@ def test_certification_under_each_model():
         problem = fork(b_cost).with_communication(model)
         result = solve(problem, "cpsat", time_limit=20, workers=1, certify=True)
         assert result.certified is True and witness in result.certified_by
-    # 9 tasks, contention optimum 107 against 93 under delay: declined, with reasons.
+    # 9 tasks, contention optimum 107 against 93 under delay: beyond bruteforce and the
+    # relaxation, certified by the witness with messages (models/_refute_comm.py).
     big = random_instance(9, 4, topology="mesh", ccr=5.0, seed=2, max_in_degree=3)
     result = solve(
         big.with_communication("contention"), "cpsat", time_limit=20, workers=1, certify=True
     )
     assert result.status is Status.OPTIMAL and result.makespan > cp(big).makespan
-    assert result.certified is False
+    assert result.certified is True and result.certified_by == ("cpsat-messages",)
     reasons = result.stats["certify"]["witnesses"]
     assert reasons["bruteforce"]["reason"] == "more than 7 tasks"

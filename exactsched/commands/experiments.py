@@ -341,6 +341,10 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
         fig.savefig(args.output, dpi=120, bbox_inches="tight")
     except OSError as exc:
         raise MethodError(f"--output {args.output}: {exc.strerror or exc}") from None
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)  # main() may run many times in one process (tests, notebooks)
     print(f"wrote {args.output}")
     if violations:
         print(f"warning: the schedule is invalid: {violations[0]}", file=sys.stderr)

@@ -61,14 +61,20 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
             cluster.close()
 
         return client, close
+    from distributed.comm.addressing import get_address_host_port
+
+    # Check the address before Client(): a Client whose constructor fails on a malformed
+    # address can deadlock later, when the garbage collector closes it.
+    try:
+        get_address_host_port(address)
+    except ValueError as exc:  # "missing port number in address 'garbage'", ...
+        raise MethodError(
+            f"--dask {address}: not a scheduler address ({exc}); give tcp://HOST:PORT or local"
+        ) from None
     try:
         client = Client(address, timeout=30)
     except (OSError, TimeoutError) as exc:
         raise MethodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    except ValueError as exc:  # distributed's address parser: "missing port number", ...
-        raise MethodError(
-            f"--dask {address}: not a scheduler address ({exc}); give tcp://HOST:PORT or local"
-        ) from None
     return client, client.close
 
 

@@ -1,0 +1,132 @@
+"""The cpsat-messages witness (models._refute_comm): certification under the message models.
+
+Against the bruteforce referee on tiny instances whose optimum the messages move
+(2 x 2 mesh, 4-processor fat tree, both models): the witness refutes the optimum
+less one step of the stage grid and finds a schedule of the optimum; a false claim
+(HEFT's schedule called optimal) is caught with a shorter valid schedule; and cpsat's
+contention optima of 12-15 tasks end optimal and certified by this witness.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from exactsched import Problem, Status, solve, validate
+from exactsched.generators import random_instance
+from models._grid import data_grid
+from models._refute_comm import WITNESS, comm_resolution, refute_messages
+from models.certify import _shorter, certify, independent_witnesses
+
+
+def mesh_fork() -> Problem:
+    """a (p0) sends 4 units to b and c, both pinned to p3 of a 2 x 2 mesh: one route for both."""
+    return Problem.from_lists(
+        [1, 1, 1],
+        [(0, 1, 4), (0, 2, 4)],
+        n_processors=4,
+        network={"topology": "mesh", "dims": [2, 2]},
+        affinity={0: [0], 1: [3], 2: [3]},
+    )
+
+
+def tiny(topology: str, seed: int) -> Problem:
+    return random_instance(
+        6, 4, topology=topology, ccr=2.0, seed=seed, max_in_degree=3, affinity=0.7
+    )
+
+
+# (instance, model, bruteforce optimum, delay optimum): each one moved by the messages.
+CASES = [
+    ("fork", "contention", 14, 11),
+    ("fork", "single-port", 18, 11),
+    ("mesh-2", "contention", 40, 39),
+    ("mesh-2", "single-port", 40, 39),
+    ("fat-tree-2", "single-port", 41, 39),
+    ("fat-tree-4", "contention", 72.5, 71),  # half a unit: fat-tree links weigh 1/2
+    ("fat-tree-4", "single-port", 79, 71),
+]
+
+
+def build(name: str) -> Problem:
+    if name == "fork":
+        return mesh_fork()
+    topology, seed = name.rsplit("-", 1)
+    return tiny(topology, int(seed))
+
+
+@pytest.mark.parametrize(("name", "model", "optimum", "delay"), CASES)
+def test_witness_decides_at_the_bruteforce_optimum(name, model, optimum, delay):
+    base = build(name)
+    problem = base.with_communication(model)
+    referee = solve(problem, "bruteforce", time_limit=60, certify=False)
+    assert referee.status is Status.OPTIMAL and referee.makespan == optimum
+    assert solve(base, "bruteforce", certify=False).makespan == delay
+    resolution = comm_resolution(problem)
+    top = math.ceil(Fraction(optimum) * resolution)
+    assert top == Fraction(optimum) * resolution  # the optimum lies on the witness's grid
+    below = refute_messages(problem, top - 1, resolution, time_limit=30)
+    assert below.outcome == "refuted", below.reason
+    at = refute_messages(problem, top, resolution, time_limit=30)
+    assert at.outcome == "found"
+    assert validate(problem, at.schedule) == []
+    assert at.schedule.makespan <= optimum
+    # The chain without bruteforce: the relaxation cannot settle these, the witness does.
+    chain = ("bounds", "cpsat-disjunctive", WITNESS)
+    certified = certify(problem, replace(referee, method="cpsat"), time_limit=30, witnesses=chain)
+    assert certified.certified and certified.certified_by == (WITNESS,)
+    assert certified.stats["certify"]["witnesses"]["cpsat-disjunctive"]["outcome"] == "unknown"
+
+
+def test_heft_claim_called_optimal_is_caught():
+    problem = build("fat-tree-4").with_communication("contention")
+    lie = solve(problem, "heft")
+    assert lie.makespan > 72.5
+    claim = replace(lie, method="cpsat", status=Status.OPTIMAL, lower_bound=lie.makespan)
+    caught = certify(problem, claim, time_limit=30)
+    assert caught.status is Status.FEASIBLE and not caught.certified
+    assert caught.stats["false_proof"]["caught_by"] in ("bruteforce", WITNESS)
+    assert validate(problem, caught.schedule) == []
+    assert caught.makespan < lie.makespan
+    alone = certify(problem, claim, time_limit=30, witnesses=[WITNESS])
+    assert alone.stats["false_proof"]["caught_by"] == WITNESS
+    assert validate(problem, alone.schedule) == [] and alone.makespan < lie.makespan
+
+
+def test_a_claim_half_a_unit_too_long_is_caught():
+    # 73 is a whole step of the data grid above nothing, but 72.5 is valid: a claim of
+    # 73 must not be certified (the stage grid is in halves).
+    problem = build("fat-tree-4").with_communication("contention")
+    grid = data_grid(problem)
+    fine = comm_resolution(problem)
+    assert fine == 2 * grid.resolution
+    assert _shorter(72.5, 73, grid, fine) and not _shorter(72.5, 73, grid)
+    assert not _shorter(73, 73, grid, fine)
+    referee = solve(problem, "bruteforce", time_limit=60, certify=False)
+    assert refute_messages(problem, 145, fine).outcome == "found"
+    bumped = replace(referee, method="cpsat")
+    for witness in ("bruteforce", WITNESS):
+        result = certify(problem, bumped, witnesses=[witness], time_limit=30)
+        assert result.certified and result.makespan == 72.5
+
+
+def test_delay_problems_skip_the_witness():
+    base = build("mesh-2")
+    result = certify(base, solve(base, "bruteforce", certify=False), time_limit=10)
+    assert WITNESS not in result.stats["certify"]["witnesses"]
+    assert WITNESS in independent_witnesses("cpsat")
+    assert refute_messages(base, 100, 1).outcome == "unknown"
+
+
+@pytest.mark.parametrize(("topology", "n_procs", "n"), [("mesh", 4, 15), ("fat-tree", 8, 12)])
+def test_cpsat_contention_optima_are_certified(topology, n_procs, n):
+    base = random_instance(n, n_procs, topology=topology, ccr=1.0, seed=1)
+    for model in ("single-port", "contention"):
+        problem = base.with_communication(model)
+        result = solve(problem, "cpsat", time_limit=60, workers=1, seed=0)
+        assert validate(problem, result.schedule) == []
+        assert result.status is Status.OPTIMAL
+        assert result.certified and WITNESS in result.certified_by
