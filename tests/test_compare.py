@@ -259,6 +259,17 @@ def test_compare_reports_only_the_configuration_asked_for(tmp_path, capsys):
     }
     status, out, _ = run(capsys, "results", db)
     assert "cpsat{time_limit=1}" in out and "configurations in the database" in out
+    # gantt --db never picks whichever configuration ran last: it asks which one.
+    name = load_instance(TOPCUOGLU).name
+    png = tmp_path / "g.png"
+    status, _, err = run(capsys, "gantt", "--db", db, "-m", "cpsat", name, "-o", png)
+    assert status == 2 and err.count("\n") == 1
+    assert "2 configurations" in err and "cpsat{time_limit=1}, cpsat{time_limit=2}" in err
+    status, _, err = run(capsys, "gantt", "--db", db, "-m", "cpsat{time_limit=1}", name, "-o", png)
+    assert status == 0, err
+    assert run(capsys, "gantt", "--db", db, "-m", "heft", name, "-o", png)[0] == 0
+    status, _, err = run(capsys, "gantt", "--db", db, "-m", "cpsat{time_limit=9}", name, "-o", png)
+    assert status == 2 and "no schedule stored" in err
 
 
 def _study(tmp_path, capsys) -> Path:

@@ -112,7 +112,13 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     gan.add_argument("instance", nargs="?", help="instance file")
     gan.add_argument("--output", "-o", required=True, metavar="FILE", help="out.png or out.svg")
     gan.add_argument("--db", metavar="FILE", help="take the schedule from a study database")
-    gan.add_argument("--method", "-m", help="with --db: the method")
+    gan.add_argument(
+        "--method",
+        "-m",
+        help="with --db: the method as results labels it (heft, heft[ranking=median]); "
+        "where several configurations are stored, add the settings that tell them apart: "
+        "'cpsat{time_limit=2}'",
+    )
     gan.add_argument(
         "--communication",
         metavar="MODEL",

@@ -349,14 +349,56 @@ class Store:
                 f"instance {instance!r}: {what} with this key or name{under}{hint}"
             )
         key, document = found[0]
-        row = self._db.execute(
-            "SELECT schedule FROM runs WHERE instance = ? AND method = ? AND schedule IS NOT NULL"
-            " ORDER BY finished DESC LIMIT 1",
-            (key, method),
-        ).fetchone()
-        if row is None:
-            raise InstanceError(f"method {method!r}: no schedule stored for instance {key}")
-        return json.loads(document), json.loads(zlib.decompress(row[0]))
+        blob = _one_configuration(
+            key,
+            method,
+            self._db.execute(
+                "SELECT method, options, version, schedule FROM runs WHERE instance = ?"
+                " AND schedule IS NOT NULL ORDER BY finished DESC",
+                (key,),
+            ).fetchall(),
+        )
+        return json.loads(document), json.loads(zlib.decompress(blob))
+
+
+def _one_configuration(key: str, wanted: str, rows: list[tuple[Any, ...]]) -> bytes:
+    """The schedule of the one stored configuration that ``wanted`` names.
+
+    ``wanted`` is a method (``cpsat``), a label with its own options
+    (``heft[ranking=median]``), or either followed by the settings that tell
+    configurations apart, as ``results`` prints them (``cpsat{time_limit=2}``).
+    A name that fits several configurations is refused with their list, never
+    answered with whichever ran last.
+    """
+    from exactsched.errors import InstanceError
+    from exactsched.experiments.analysis import config, label
+
+    name, _, settings = wanted.partition("{")
+    parts = [p for p in settings.rstrip("}").replace(",", " ").split() if p]
+    method = name.split("[", 1)[0]
+    fits = []
+    for run_method, options, version, blob in rows:
+        own = label(run_method, options)
+        if run_method != method or own != name:
+            continue
+        setting = config(options, version).split()
+        if all(part in setting for part in parts):
+            fits.append((own, config(options, version), blob))
+    if not fits:
+        raise InstanceError(f"method {wanted!r}: no schedule stored for instance {key}")
+    configurations = sorted({(own, conf) for own, conf, _ in fits})
+    if len(configurations) > 1:
+        split = [set(conf.split()) for _, conf in configurations]
+        differ = [
+            ",".join(p for p in conf.split() if not all(p in other for other in split))
+            for _, conf in configurations
+        ]
+        listed = ", ".join(f"{name}{{{d}}}" for d in differ)
+        raise InstanceError(
+            f"method {wanted!r}: {len(configurations)} configurations stored for instance"
+            f" {key}: name one of {listed}"
+        )
+    return fits[0][2]
 
 
 def utc_now() -> str:
