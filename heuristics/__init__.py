@@ -43,6 +43,7 @@ MESSAGE_AWARE = (
     "etf-busy",
     "etf-macro",
     "etf-part",
+    "hbmct",
     "heft",
     "heft-lookahead",
     "heft-nc",
@@ -65,7 +66,7 @@ MESSAGE_AWARE = (
     "rts",
     "sufferage",
 )
-"""Registered heuristics that run under every communication model (all but hbmct, whose
-many tentative re-placements would re-book messages at a cost it was not built for)."""
+"""Registered heuristics that run under every communication model (all of them; hbmct
+treats the processors of a group as coupled under single-port and contention)."""
 
 _mark_message_aware()

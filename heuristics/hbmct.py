@@ -31,6 +31,10 @@ Generalisation to the networked model (the paper is silent on all of it):
   isolation partners blocking their interval on every processor;
 * order pairs are precedence arcs: they cut groups like data edges do;
 * affinity: a task is only ever tried on its allowed processors;
+* single-port and contention: messages to one processor's tasks may wait for
+  messages to another's on shared ports and links, so a candidate move is
+  judged on the whole group realised again (as with isolation pairs inside a
+  group), never on the two lanes it changes;
 * BMCT never un-places a task: a candidate assignment of the group is
   *realised* on a copy of the builder taken before the group, so every
   schedule it looks at, and the one it keeps, satisfies every rule;
@@ -408,7 +412,9 @@ def _bmct(
     est_tab = np.array([base.eft(t)[0] for t in group.tolist()])  # (g, P), inf off-affinity
     mean_est = _mean_allowed(est_tab)
     in_group = set(group.tolist())
-    coupled = any(
+    # Lanes are independent unless isolation pairs join tasks of the group, or
+    # messages of one lane wait for another's on shared ports or links.
+    coupled = problem.communication != "delay" or any(
         q in in_group for t in group.tolist() for q in problem.isolation_partners(t).tolist()
     )
 
