@@ -36,6 +36,7 @@ __all__ = [
     "class_load_bound",
     "isolation_bound",
     "energetic_bound",
+    "longest_paths",
     "lower_bounds",
     "lower_bound",
     "processor_classes",
@@ -235,20 +236,28 @@ ENERGETIC_STEPS = 12
 ENERGETIC_CELLS = 4_000_000
 
 
-def _heads_tails(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Least-cost longest paths before each task (head) and after it (tail), no communication."""
-    cost = problem.min_cost()
+def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Heads (longest path before a task) and tails (longest path after it) with ``dur``.
+
+    No communication: the paths add the durations of the tasks on them only.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 2, 3], [(0, 1, 0), (1, 2, 0)], n_processors=1)
+    >>> [a.tolist() for a in longest_paths(p, np.array([1.0, 2.0, 3.0]))]
+    [[0.0, 1.0, 3.0], [5.0, 3.0, 0.0]]
+    """
     head = np.zeros(problem.n_tasks)
     tail = np.zeros(problem.n_tasks)
     order = problem.topological_order.tolist()
     for j in order:
         preds = problem.predecessors(j)
         if len(preds):
-            head[j] = (head[preds] + cost[preds]).max()
+            head[j] = (head[preds] + dur[preds]).max()
     for i in reversed(order):
-        succ = problem.successors(i)
-        if len(succ):
-            tail[i] = (tail[succ] + cost[succ]).max()
+        succs = problem.successors(i)
+        if len(succs):
+            tail[i] = (tail[succs] + dur[succs]).max()
     return head, tail
 
 
@@ -286,7 +295,7 @@ def energetic_bound(
     size = np.array([len(c) for c in classes], dtype=float)
     if problem.n_tasks == 0:
         return float(start)
-    head, tail = _heads_tails(problem)
+    head, tail = longest_paths(problem, problem.min_cost())
     weights = [size / size.sum()]
     if len(classes) > 1:
         ascent = max(1, min(200, ENERGETIC_CELLS // (problem.n_tasks * len(classes))))

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from exactsched.bounds import longest_paths
 from exactsched.problem import Problem
 from models._clock import Clock
 from models._cpsat_build import ModelVars
@@ -46,29 +47,6 @@ __all__ = [
     "add_bounds_and_cuts",
     "add_path_cuts",
 ]
-
-
-def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Heads (longest path before a task) and tails (longest path after it) with ``dur``.
-
-    Examples
-    --------
-    >>> p = Problem.from_lists([1, 2, 3], [(0, 1, 0), (1, 2, 0)], n_processors=1)
-    >>> [a.tolist() for a in longest_paths(p, np.array([1.0, 2.0, 3.0]))]
-    [[0.0, 1.0, 3.0], [5.0, 3.0, 0.0]]
-    """
-    head = np.zeros(problem.n_tasks)
-    tail = np.zeros(problem.n_tasks)
-    order = problem.topological_order.tolist()
-    for j in order:
-        preds = problem.predecessors(j)
-        if len(preds):
-            head[j] = (head[preds] + dur[preds]).max()
-    for i in reversed(order):
-        succs = problem.successors(i)
-        if len(succs):
-            tail[i] = (tail[succs] + dur[succs]).max()
-    return head, tail
 
 
 def sequence_bound(items: list[tuple[float, float, float]], single: bool, tail: bool) -> float:

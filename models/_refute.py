@@ -427,25 +427,7 @@ def refute_cpsat(
     if symmetry:
         _value_precedence(model, x, n, single)
     rivals: dict[int, list[tuple[int, int, Any, Any]]] = {k: [] for k in pooled}
-    for i, j, shared, iso in _competing_pairs(problem, cost):
-        before = model.new_bool_var(f"b{i}_{j}")
-        after = model.new_bool_var(f"b{j}_{i}")
-        model.add(start[j] >= start[i] + dur[i]).only_enforce_if(before)
-        model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
-        for p in shared:
-            if (i, p) in x and (j, p) in x:
-                if p in pooled:
-                    rivals[p].append((i, j, before, after))
-                else:
-                    model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
-        if iso:
-            zero = [
-                x[k, p]
-                for k in (i, j)
-                for p in range(problem.n_processors)
-                if (k, p) in x and cost[k, p] == 0
-            ]
-            model.add_bool_or([before, after, *zero])
+    add_pair_orders(model, problem, cost, x, start, dur, pooled, rivals)
     for k, pairs in rivals.items():
         _capacity(model, x, start, cost, k, len(pooled[k]), pairs)
     solver = cp_model.CpSolver()
@@ -480,6 +462,45 @@ def refute_cpsat(
     return Verdict(
         "unknown", reason=f"CP-SAT: {solver.status_name(status).lower()}", seconds=_since(started)
     )
+
+
+def add_pair_orders(
+    model: Any,
+    problem: Problem,
+    cost: np.ndarray,
+    x: dict[tuple[int, int], Any],
+    start: list[Any],
+    dur: list[Any],
+    pooled: Any = (),
+    rivals: dict[int, list[tuple[int, int, Any, Any]]] | None = None,
+) -> None:
+    """Order literals of every competing pair (:func:`_competing_pairs`), event-based.
+
+    ``before``/``after`` enforce one order; one of them holds when both tasks sit
+    on a shared processor (a clause over the placement literals ``x``), or, for an
+    isolation pair, unless one of them runs at zero cost. A pooled location
+    ``p`` (in ``pooled``) gets no clause: the pair goes to ``rivals[p]`` for its
+    capacity constraint instead.
+    """
+    for i, j, shared, iso in _competing_pairs(problem, cost):
+        before = model.new_bool_var(f"b{i}_{j}")
+        after = model.new_bool_var(f"b{j}_{i}")
+        model.add(start[j] >= start[i] + dur[i]).only_enforce_if(before)
+        model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
+        for p in shared:
+            if (i, p) in x and (j, p) in x:
+                if p in pooled and rivals is not None:
+                    rivals[p].append((i, j, before, after))
+                else:
+                    model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before, after])
+        if iso:
+            zero = [
+                x[k, p]
+                for k in (i, j)
+                for p in range(problem.n_processors)
+                if (k, p) in x and cost[k, p] == 0
+            ]
+            model.add_bool_or([before, after, *zero])
 
 
 def _load_cuts(

@@ -70,7 +70,7 @@ from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
 from models._grid import data_grid
-from models._refute import Verdict, _competing_pairs, _floor_exact, _reach, _since, grid_data
+from models._refute import Verdict, _floor_exact, _reach, _since, add_pair_orders, grid_data
 
 __all__ = ["WITNESS", "comm_resolution", "refute_messages"]
 
@@ -295,22 +295,7 @@ def refute_messages(
                 model.add_bool_or([uses[e, r].Not(), uses[f, r].Not(), *lits])
 
     # ---- tasks on one processor, isolation pairs, load cuts
-    for i, j, shared, iso in _competing_pairs(problem, cost):
-        before_ = model.new_bool_var(f"b{i}_{j}")
-        after = model.new_bool_var(f"b{j}_{i}")
-        model.add(start[j] >= start[i] + dur[i]).only_enforce_if(before_)
-        model.add(start[i] >= start[j] + dur[j]).only_enforce_if(after)
-        for p in shared:
-            if (i, p) in x and (j, p) in x:
-                model.add_bool_or([x[i, p].Not(), x[j, p].Not(), before_, after])
-        if iso:
-            zero = [
-                x[k, p]
-                for k in (i, j)
-                for p in range(problem.n_processors)
-                if (k, p) in x and cost[k, p] == 0
-            ]
-            model.add_bool_or([before_, after, *zero])
+    add_pair_orders(model, problem, cost, x, start, dur)
     load: dict[int, list[tuple[int, Any]]] = {}
     for (i, p), lit in x.items():
         if cost[i, p] > 0:

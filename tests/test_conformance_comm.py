@@ -32,12 +32,7 @@ REFUSING = [h for h in HEURISTICS if h not in heuristics.MESSAGE_AWARE]
 
 
 def with_model(problem: Problem, model: str, duplex: bool = True) -> Problem:
-    doc = problem.to_json()
-    network = {**doc["platform"].get("network", {}), "communication": model}
-    if not duplex:
-        network["duplex"] = False
-    doc["platform"]["network"] = network
-    return Problem.from_json(doc)
+    return problem.with_communication(model, duplex=None if duplex else False)
 
 
 def _cases() -> dict[str, Problem]:
