@@ -68,6 +68,7 @@ from exactsched.bounds import (
     isolation_bound,
     load_bound,
     optimistic_critical_path,
+    path_load_seconds,
     processor_classes,
 )
 from exactsched.bounds import lower_bound as foundation_lower_bound
@@ -758,8 +759,9 @@ def cpsat(
 def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     """:func:`exactsched.bounds.lower_bound`, without its class-load LP when time is short.
 
-    The LP (about 3e-5 s per task and processor class, 0.95 s on 2000 tasks x
-    16 classes, plus 0.6 s to import scipy the first time) and the optimistic
+    The LPs (class load: about 3e-5 s per task and processor class, 0.95 s on
+    2000 tasks x 16 classes; path load: :func:`exactsched._path_load.path_load_seconds`;
+    plus 0.6 s to import scipy the first time) and the optimistic
     critical path (about 1e-8 s per arc and pair of processors) run only when
     their estimate fits in the time left but half a second (or a quarter of
     it); the other bounds are cheap. Returns the bound and whether it is the
@@ -767,6 +769,7 @@ def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     """
     classes = len(processor_classes(problem))
     lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
+    lp += path_load_seconds(problem, classes)
     # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass).
     lp += 1e-7 * min(ENERGETIC_CELLS, ENERGETIC_STEPS**2 * problem.n_tasks * classes)
     if classes > 1 and "scipy.optimize" not in sys.modules:

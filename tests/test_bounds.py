@@ -24,6 +24,8 @@ from exactsched.bounds import (
     lower_bound,
     lower_bounds,
     optimistic_critical_path,
+    path_load_bound,
+    processor_classes,
 )
 from exactsched.generators import TOPOLOGIES, random_instance
 
@@ -34,6 +36,7 @@ BOUNDS = {
     "class_load_bound": class_load_bound,
     "isolation_bound": isolation_bound,
     "energetic_bound": lambda problem: lower_bounds(problem)["energetic"],
+    "path_load_bound": path_load_bound,
     "lower_bound": lower_bound,
 }
 
@@ -140,6 +143,7 @@ def test_lower_bounds_names_every_bound() -> None:
         "class_load",
         "isolation",
         "energetic",
+        "path_load",
     }
 
 
@@ -188,6 +192,9 @@ def test_bounds_never_exceed_the_optimum(problem: Problem) -> None:
     # documented relations between the bounds
     assert values["critical_path_bound"] <= values["optimistic_critical_path"] + tol
     assert values["load_bound"] <= values["class_load_bound"] + tol
+    if len(processor_classes(problem)) > 1:  # the path-load LP dominates both
+        for weaker in ("class_load_bound", "critical_path_bound"):
+            assert values[weaker] <= values["path_load_bound"] + 1e-6 * max(1.0, opt)
     assert values["lower_bound"] >= max(lower_bounds(problem).values()) - tol
 
 
@@ -251,3 +258,64 @@ def test_energetic_bound_never_exceeds_the_optimum(seed: int) -> None:
     edges = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.35]
     problem = Problem.from_lists(costs.tolist(), edges, n_processors=None if seed % 2 else 2)
     assert lower_bounds(problem)["energetic"] <= _optimum(problem) + 1e-9
+
+
+# ---- the path-load LP (issue 18, item 5) -------------------------------------------
+
+
+def test_path_load_chain_cannot_run_fast_in_parallel() -> None:
+    # A chain of two tasks, 1 on the fast processor, 4 on the slow one. The class
+    # load lets 0.8 of each run fast (1.6); on the path they add up: 2, the optimum.
+    p = Problem.from_lists([[1, 4], [1, 4]], [(0, 1, 0)])
+    assert class_load_bound(p) == pytest.approx(1.6)
+    assert path_load_bound(p) == pytest.approx(2.0)
+    assert _optimum(p) == 2.0
+
+
+def test_path_load_charges_the_hop_into_a_class() -> None:
+    # Fork of one task into two on a fast/slow pair, the data cost 3 per hop.
+    p = Problem.from_lists([[1, 5], [1, 5], [1, 5]], [(0, 1, 3), (0, 2, 3)])
+    opt = _optimum(p)
+    assert critical_path_bound(p) < path_load_bound(p) <= opt
+
+
+def test_path_load_single_class_is_zero() -> None:
+    assert path_load_bound(Problem.from_lists([1, 2, 3], [(0, 1, 1)], n_processors=3)) == 0.0
+
+
+def test_path_load_any_multipliers_give_a_valid_bound() -> None:
+    # Weak duality: perturbed or arbitrary multipliers never give more than the LP.
+    from exactsched._path_load import _dual_value, _PathLoadLP
+
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        problem = random_instance(6, 3, topology="mesh", heterogeneity=0.9, ccr=2.0, seed=seed)
+        classes = processor_classes(problem)
+        if len(classes) < 2:
+            continue
+        lp = _PathLoadLP(problem, classes)
+        opt = _optimum(problem)
+        solved = lp.solve()
+        assert solved is not None
+        for _ in range(10):
+            noisy = [
+                np.abs(m * rng.uniform(0, 3, m.shape) + rng.uniform(0, 1, m.shape)) for m in solved
+            ]
+            assert _dual_value(lp, *noisy) <= opt * (1 + 1e-12)
+        assert _dual_value(lp, *solved) <= opt * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-3, 1.0, 1e6, 1e12, 1e15])
+def test_path_load_at_every_magnitude(scale: float) -> None:
+    base = random_instance(
+        6, 3, topology="mesh", heterogeneity=0.9, ccr=1.0, integral=True, seed=3
+    )
+    doc = base.to_json()
+    for task in doc["tasks"]:
+        task["cost"] = [v * scale for v in task["cost"]]
+    for edge in doc["edges"]:
+        edge["data"] = edge["data"] * scale
+    problem = Problem.from_json(doc)
+    value = path_load_bound(problem)
+    assert 0 < value <= _optimum(base) * scale * (1 + 1e-12)  # scaling keeps the optimum
+    assert value == pytest.approx(path_load_bound(base) * scale, rel=1e-6)
