@@ -30,8 +30,10 @@ PATH_LOAD_MAX_CLASSES = 4
 #: Largest LP (non-zeros of its constraint matrix) :func:`path_load_bound` builds
 #: (tiled Cholesky N = 20 on a CPU-GPU node, 1540 tasks: 121,000, 1-1.8 s).
 PATH_LOAD_MAX_NONZEROS = 250_000
-#: HiGHS's time limit, seconds; a stopped solve gives no bound (0).
-PATH_LOAD_SECONDS = 5.0
+#: HiGHS's iteration limit per row and column of the LP: an iteration limit, not a
+#: time limit, keeps the bound the same on a loaded machine (a stopped solve gives 0).
+#: Tiled Cholesky N = 10-20 took 0.2-0.3 iterations per row.
+PATH_LOAD_ITERATIONS = 2
 
 
 def path_load_bound(problem: Problem, classes: list[np.ndarray]) -> float:
@@ -221,7 +223,7 @@ class _PathLoadLP:
             b_eq=np.ones(n),
             bounds=(0, None),
             method="highs",
-            options={"time_limit": PATH_LOAD_SECONDS},
+            options={"maxiter": 1000 + PATH_LOAD_ITERATIONS * (n_rows + m_col + 1)},
         )
         if result.status != 0 or result.ineqlin is None:
             return None

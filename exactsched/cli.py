@@ -210,7 +210,8 @@ def _parser() -> argparse.ArgumentParser:
         "--certify",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="certify a proven optimum by independent refutation (default: on up to 30 tasks)",
+        help="certify a proven optimum by independent refutation "
+        "(default: on, within the solve's own time)",
     )
     solve.add_argument("--json", action="store_true", help="print the schedule document")
     solve.add_argument(

@@ -490,8 +490,8 @@ def solve(
     certify : bool, optional
         Certify a proven optimum by independent refutation (``Result.certified``,
         see :mod:`models.certify`): True always (within ``time_limit``), False
-        never, None (default) on instances of at most 30 tasks within about the
-        solve time (:func:`models.certify.apply_policy`).
+        never, None (default) at any size within about the solve time
+        (:func:`models.certify.apply_policy`).
     **options
         Method options (see ``exactsched methods --json``), checked against the
         method's signature by :func:`check_options` before anything runs.

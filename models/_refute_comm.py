@@ -70,7 +70,15 @@ from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
 from models._grid import data_grid
-from models._refute import Verdict, _floor_exact, _reach, _since, add_pair_orders, grid_data
+from models._refute import (
+    Verdict,
+    _floor_exact,
+    _reach,
+    _since,
+    add_pair_orders,
+    grid_data,
+    too_slow_to_build,
+)
 
 __all__ = ["WITNESS", "comm_resolution", "refute_messages"]
 
@@ -170,6 +178,9 @@ def refute_messages(
         return Verdict("refuted", reason="target below zero", seconds=0.0)
     if target > _CPSAT_MAX:
         return Verdict("unknown", reason=f"target {target:.3g} too large for CP-SAT")
+    slow = too_slow_to_build(problem, time_limit)  # the task pairs alone: messages add more
+    if slow is not None:
+        return slow
     data = grid_data(problem, resolution)
     if not data.exact:
         return Verdict("unknown", reason="data off the witness's grid")

@@ -98,7 +98,6 @@ from models._refute_cumulative import (
 
 __all__ = [
     "WITNESSES",
-    "DEFAULT_MAX_TASKS",
     "DEFAULT_BUDGET_FACTOR",
     "DEFAULT_MIN_BUDGET",
     "BRUTEFORCE_MAX_TASKS",
@@ -125,9 +124,8 @@ WITNESSES: tuple[str, ...] = (
     "milp",
 )
 
-#: Default policy (``certify=None``): certify optima of instances up to this many tasks...
-DEFAULT_MAX_TASKS = 30
-#: ...within this multiple of the solve time...
+#: Default policy (``certify=None``): certify every optimum, at any size, within this
+#: multiple of the solve time...
 DEFAULT_BUDGET_FACTOR = 1.0
 #: ...but never less than this many seconds (measured in docs/exact-models.md).
 DEFAULT_MIN_BUDGET = 2.0
@@ -576,11 +574,11 @@ def apply_policy(
     ``certify_option`` False: no witness (``certified`` stays None). True: every
     claimed optimum (:func:`claimed_optimum`) is certified within ``time_limit`` (or
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
-    optima of instances with at most :data:`DEFAULT_MAX_TASKS` tasks (any
-    size on identical processors without communication) are certified within
+    every claimed optimum, at any size, is certified within
     ``max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * seconds)`` of the solve,
-    and within what is left of ``time_limit`` (at least 0.5 s);
-    larger ones are left uncertified (``certified=None``). An explicit True
+    and within what is left of ``time_limit`` (at least 0.5 s); a witness whose
+    model would take longer than that to build declines (``certified=False``
+    then says that no witness decided in time). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
     In every case an uncertified claim then goes through :func:`settle`: it
     stays ``optimal`` only when its proof stands alone.
@@ -595,9 +593,6 @@ def apply_policy(
     if certify_option is False or claimed_optimum(result) is None:
         return settle(problem, result)
     if certify_option is None:
-        # Identical processors without communication have fast witnesses at any size.
-        if problem.n_tasks > DEFAULT_MAX_TASKS and witness_for(problem, result) is None:
-            return settle(problem, result)
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
         if time_limit is not None:  # the call's limit holds, give or take half a second
             budget = min(budget, max(0.5, time_limit - result.seconds))

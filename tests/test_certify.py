@@ -6,6 +6,7 @@ The engine cases come from tests/data/engine-false-optimum/ (see SOURCE.md there
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +21,6 @@ from exactsched.generators import random_instance
 from exactsched.registry import _REGISTRY, register
 from models._refute import floored_data, refute_bruteforce, refute_cpsat, refute_milp
 from models.certify import (
-    DEFAULT_MAX_TASKS,
     WITNESSES,
     agree,
     apply_policy,
@@ -244,15 +244,33 @@ def test_time_out_leaves_the_claim_uncertified() -> None:
 # ---- policy ------------------------------------------------------------------------------
 
 
-def test_default_policy_certifies_small_instances_only() -> None:
+def test_default_policy_certifies_at_any_size() -> None:
+    # Issue 18, item 2: every proven optimum, within the solve's own time.
     small = random_instance(8, 3, topology="mesh", seed=2)
     result = exactsched.solve(small, "cpsat", time_limit=20, workers=1)
     assert result.status is Status.OPTIMAL and result.certified is True
-    fake_large = replace(result)
-    big = random_instance(DEFAULT_MAX_TASKS + 1, 2, seed=1)
-    claim = replace(_claim_heft_optimal(big))
-    assert apply_policy(big, claim, None).certified is None
-    assert apply_policy(small, fake_large, False) is fake_large
+    assert apply_policy(small, result, False) is result
+    # Past 30 tasks the default tries too (certified is None only when not tried).
+    big = random_instance(40, 2, seed=1)
+    claim = _claim_heft_optimal(big)
+    checked = apply_policy(big, claim, None)
+    assert checked.certified is not None and "certify" in checked.stats
+    # With time enough, the false claim (HEFT called optimal) is caught.
+    caught = apply_policy(big, claim, True, time_limit=60)
+    assert caught.status is Status.FEASIBLE and caught.stats["false_proof"]
+    assert caught.makespan < claim.makespan
+    assert validate(big, caught.schedule) == []
+
+
+def test_a_witness_declines_a_model_it_cannot_build_in_time() -> None:
+    from models._refute import build_seconds, grid_data, refute_cpsat
+
+    problem = random_instance(300, 8, seed=0)
+    assert build_seconds(problem) > 1.0
+    started = time.perf_counter()
+    verdict = refute_cpsat(problem, grid_data(problem, 1), 10**6, time_limit=0.5)
+    assert verdict.outcome == "unknown" and "building the model" in verdict.reason
+    assert time.perf_counter() - started < 0.5
 
 
 # ---- agreement ---------------------------------------------------------------------------
