@@ -25,8 +25,9 @@ Gaps are :func:`exactsched.result.relative_gap` of the makespan and the proven
 bound (the definition is printed with the table).
 
 Every schedule is validated by :func:`exactsched.validate`. Optima of the
-project are certified under ``--certify-budget`` (default: the solve's own
-time, at least 2 s) and the share certified is reported by size band.
+project are certified with the solve's workers under ``--certify-budget``
+(default: the solve's own time, at least 2 s) and the share certified is
+reported by size band.
 
 Examples
 --------
@@ -175,7 +176,8 @@ def _project(problem: Problem, time_limit: float, workers: int, seed: int, budge
     }
     if result.status.value == "optimal":
         limit = max(2.0, result.seconds) if budget is None else budget
-        row["certified"] = bool(certify(problem, result, time_limit=limit, seed=seed).certified)
+        checked = certify(problem, result, time_limit=limit, seed=seed, workers=workers)
+        row["certified"] = bool(checked.certified)
     return row
 
 

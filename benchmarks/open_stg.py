@@ -72,7 +72,7 @@ def run_row(row: Any, *, time_limit: float, workers: int, seed: int, data: Path 
     certify_seconds = None
     if result.status.value == "optimal":
         began = time.perf_counter()
-        result = apply_policy(problem, result, None, seed=seed)
+        result = apply_policy(problem, result, None, seed=seed, workers=workers)
         certify_seconds = time.perf_counter() - began
         certified = result.certified
     makespan, bound = result.makespan, result.lower_bound

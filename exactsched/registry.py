@@ -567,7 +567,9 @@ def solve(
     if info.kind == "exact":  # certify a claimed optimum; uncertified, it may be downgraded
         from models.certify import apply_policy
 
-        result = apply_policy(problem, result, certify, time_limit=time_limit, seed=seed)
+        result = apply_policy(
+            problem, result, certify, time_limit=time_limit, seed=seed, workers=workers
+        )
     return result
 
 

@@ -294,6 +294,39 @@ _CPSAT_MAX = 2**50
 _BUILD_SECONDS_PER_CELL = 8e-6
 
 
+#: The full-problem subsolvers of a multi-threaded interval-free witness: CP-SAT's
+#: portfolio would add LP-based ones (``default_lp``, ``max_lp``), the machinery the
+#: witness leaves out; these two keep linearization level 0.
+NO_LP_SUBSOLVERS = ("no_lp", "quick_restart_no_lp")
+
+
+def set_threads(params: Any, workers: int, *, lp: bool) -> None:
+    """Threads of a witness's CP-SAT solver: ``workers`` (1 = deterministic search).
+
+    With ``lp=False`` and two or more workers, the threads run the
+    :data:`NO_LP_SUBSOLVERS` only (so at most two), each a complete search on the
+    whole problem: a refutation asks for a proof of infeasibility, which the
+    interleaved neighbourhood searches cannot give.
+
+    Examples
+    --------
+    >>> from ortools.sat.python import cp_model
+    >>> params = cp_model.CpSolver().parameters
+    >>> set_threads(params, 2, lp=False)
+    >>> params.num_workers, list(params.subsolvers), params.num_full_subsolvers
+    (2, ['no_lp', 'quick_restart_no_lp'], 2)
+    """
+    workers = max(1, int(workers))
+    if lp or workers == 1:
+        params.num_workers = workers
+        return
+    names = NO_LP_SUBSOLVERS[:workers]
+    params.num_workers = len(names)
+    for name in names:
+        params.subsolvers.append(name)
+    params.num_full_subsolvers = len(names)
+
+
 def build_seconds(problem: Problem) -> float:
     """Estimated seconds to build the interval-free witness model (pairs x processors).
 
@@ -332,6 +365,7 @@ def refute_cpsat(
     symmetry: bool = True,
     cuts: bool = True,
     pool: bool = True,
+    workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
 
@@ -353,6 +387,8 @@ def refute_cpsat(
     pool : bool
         Pool each class of interchangeable processors that communicate for free
         among each other into one location of capacity ``m`` (see Notes).
+    workers : int
+        CP-SAT threads (:func:`set_threads`, no LP in any of them); 1 is deterministic.
 
     Returns
     -------
@@ -466,7 +502,7 @@ def refute_cpsat(
         _capacity(model, x, start, cost, k, len(pooled[k]), pairs)
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = 1
+    set_threads(params, workers, lp=False)
     params.random_seed = int(seed)
     params.cp_model_presolve = False
     params.linearization_level = 0

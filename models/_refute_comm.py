@@ -77,6 +77,7 @@ from models._refute import (
     _since,
     add_pair_orders,
     grid_data,
+    set_threads,
     too_slow_to_build,
 )
 
@@ -136,6 +137,7 @@ def refute_messages(
     time_limit: float | None = None,
     seed: int = 0,
     arrivals: bool = True,
+    workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" (units of ``1 / resolution``) under the problem's model.
 
@@ -153,6 +155,8 @@ def refute_messages(
         CP-SAT's random seed (one worker).
     arrivals : bool
         Add the implied arrivals (:func:`_implied_arrivals`).
+    workers : int
+        CP-SAT threads (:func:`models._refute.set_threads`, no LP); 1 is deterministic.
 
     Returns
     -------
@@ -317,7 +321,7 @@ def refute_messages(
 
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = 1
+    set_threads(params, workers, lp=False)
     params.random_seed = int(seed)
     params.cp_model_presolve = False
     params.linearization_level = 0

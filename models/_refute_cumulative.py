@@ -46,7 +46,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.result import Result
-from models._refute import Floored, Verdict, _retime
+from models._refute import Floored, Verdict, _retime, set_threads
 
 __all__ = [
     "identical_without_communication",
@@ -132,12 +132,12 @@ def _windows(problem: Problem, cost: np.ndarray, target: int) -> tuple[list[int]
     return head, [target - t for t in tail]
 
 
-def _solver(time_limit: float | None, seed: int) -> Any:
+def _solver(time_limit: float | None, seed: int, workers: int = 1) -> Any:
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = 1
+    set_threads(params, workers, lp=True)
     params.random_seed = int(seed)
     if time_limit is not None:
         params.max_time_in_seconds = max(0.01, float(time_limit))
@@ -217,6 +217,7 @@ def refute_cumulative(
     *,
     time_limit: float | None = None,
     seed: int = 0,
+    workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" with one cumulative resource of capacity ``P``.
 
@@ -224,6 +225,7 @@ def refute_cumulative(
     ``"unknown"``). Fixed-size intervals (zero-length tasks left out: they
     occupy nothing), precedences, isolation pairs, start windows from longest
     paths; no assignment: a schedule found is coloured onto the processors.
+    ``workers`` CP-SAT threads (1, the default, is deterministic).
 
     Examples
     --------
@@ -247,7 +249,7 @@ def refute_cumulative(
             demands.append(1)
     model.add_cumulative(intervals, demands, problem.n_processors)
     _isolation(model, problem, start, cost)
-    solver = _solver(time_limit, seed)
+    solver = _solver(time_limit, seed, workers)
     status = solver.solve(model)
 
     def extract() -> tuple[np.ndarray, np.ndarray]:
@@ -265,6 +267,7 @@ def refute_time_indexed(
     time_limit: float | None = None,
     seed: int = 0,
     max_points: int = MAX_POINTS,
+    workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" with a time-indexed 0-1 model (no interval, no resource).
 
@@ -278,7 +281,8 @@ def refute_time_indexed(
     interval variable and no scheduling propagator of the engine is used).
     Isolation pairs: never running at the same time, a clause per time.
     ``"unknown"`` when the windows hold more than ``max_points`` (task, time)
-    pairs (the model grows with the makespan in model units).
+    pairs (the model grows with the makespan in model units). ``workers``
+    CP-SAT threads (1, the default, is deterministic).
 
     Examples
     --------
@@ -366,7 +370,7 @@ def refute_time_indexed(
                     clause.append(before)
             else:
                 model.add_bool_or(clause or [true.Not()])
-    solver = _solver(time_limit, seed)
+    solver = _solver(time_limit, seed, workers)
     status = solver.solve(model)
 
     def first_true(i: int) -> int:

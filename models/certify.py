@@ -66,6 +66,7 @@ reports ``"disputed"`` when they differ by a grid step or more.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -280,6 +281,7 @@ def certify(
     time_limit: float | None = None,
     seed: int | None = 0,
     witnesses: Sequence[str] | None = None,
+    workers: int = 1,
 ) -> Result:
     """Refute every makespan one grid step shorter than the optimum ``result`` claims.
 
@@ -296,6 +298,10 @@ def certify(
     witnesses : sequence of str, optional
         Witnesses to try, in order (default: :func:`independent_witnesses` of
         the method). An explicit list is tried as given.
+    workers : int
+        Threads of the CP-SAT witnesses (default 1: a deterministic search; more
+        run complete searches side by side, none with an LP, see
+        :func:`models._refute.set_threads`).
 
     Returns
     -------
@@ -367,7 +373,9 @@ def certify(
             chosen.index(name) + 1 :
         ]:
             remaining /= 3  # the relaxation settles only some claims: keep time for the model
-        verdict, below = _ask(asked, name, claim, grid, remaining, int(seed or 0), fine)
+        verdict, below = _ask(
+            asked, name, claim, grid, remaining, int(seed or 0), fine, workers=workers
+        )
         report["witnesses"][name] = {
             "outcome": verdict.outcome,
             "reason": verdict.reason,
@@ -465,6 +473,8 @@ def _ask(
     time_limit: float | None,
     seed: int,
     fine: int | None = None,
+    *,
+    workers: int = 1,
 ) -> tuple[Verdict, float]:
     """Run one witness; its verdict and the makespan below which a refutation holds."""
     if name == "bruteforce":
@@ -486,7 +496,9 @@ def _ask(
         top = math.ceil(Fraction(float(claimed)) * fine - grid.noise(claimed) * scale)
         if top > _CPSAT_MAX:
             return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
-        verdict = refute_messages(problem, top - 1, fine, time_limit=time_limit, seed=seed)
+        verdict = refute_messages(
+            problem, top - 1, fine, time_limit=time_limit, seed=seed, workers=workers
+        )
         return verdict, claimed
     if name == "bounds":
         question = _question(problem, claimed, grid, EXACT_LIMIT)
@@ -502,7 +514,14 @@ def _ask(
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
         refute = refute_time_indexed if name == TIME_INDEXED else refute_cumulative
-        verdict = refute(problem, question.data, question.target, time_limit=time_limit, seed=seed)
+        verdict = refute(
+            problem,
+            question.data,
+            question.target,
+            time_limit=time_limit,
+            seed=seed,
+            workers=workers,
+        )
         return verdict, question.below
     if name == "cpsat-disjunctive":
         question = _question(problem, claimed, grid, _CPSAT_MAX)
@@ -511,7 +530,12 @@ def _ask(
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
         verdict = refute_cpsat(
-            problem, question.data, question.target, time_limit=time_limit, seed=seed
+            problem,
+            question.data,
+            question.target,
+            time_limit=time_limit,
+            seed=seed,
+            workers=workers,
         )
         return verdict, question.below
     from models import milp as milp_module
@@ -568,6 +592,7 @@ def apply_policy(
     *,
     time_limit: float | None = None,
     seed: int | None = 0,
+    workers: int | None = 1,
 ) -> Result:
     """The certification :func:`exactsched.solve` applies after an exact method.
 
@@ -580,6 +605,8 @@ def apply_policy(
     model would take longer than that to build declines (``certified=False``
     then says that no witness decided in time). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
+    The CP-SAT witnesses run on ``workers`` threads (None: the machine's cores,
+    at most 8, as :func:`models.cpsat.cpsat`); see :func:`certify`.
     In every case an uncertified claim then goes through :func:`settle`: it
     stays ``optimal`` only when its proof stands alone.
 
@@ -598,7 +625,11 @@ def apply_policy(
             budget = min(budget, max(0.5, time_limit - result.seconds))
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
-    return settle(problem, certify(problem, result, time_limit=budget, seed=seed))
+    # The witnesses get the threads the solve had (None: the cores, at most 8, as cpsat).
+    threads = max(1, min(8, os.cpu_count() or 1)) if workers is None else int(workers)
+    return settle(
+        problem, certify(problem, result, time_limit=budget, seed=seed, workers=threads)
+    )
 
 
 @dataclass(frozen=True)

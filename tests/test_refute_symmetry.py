@@ -190,3 +190,28 @@ def test_accelerated_node_examples_certify_by_default(name: str) -> None:
     checked = certify(p, solved, time_limit=60)
     assert checked.certified is True
     assert checked.certified_by == ("cpsat-disjunctive",)
+
+
+@pytest.mark.parametrize("index", range(0, 32, 4))
+def test_two_thread_witness_agrees_with_bruteforce(index: int) -> None:
+    # certify(..., workers=2): two complete searches, neither with an LP.
+    p = _tiny_instances()[index]
+    optimum = exactsched.solve(p, "bruteforce", certify=False)
+    resolution = float(scale_data(p).resolution)
+    data = floored_data(p, resolution)
+    best = int(round(float(optimum.makespan) * resolution))
+    assert refute_cpsat(p, data, best - 1, time_limit=30, workers=2).outcome == "refuted"
+    found = refute_cpsat(p, data, best, time_limit=30, workers=2)
+    assert found.outcome == "found" and validate(p, found.schedule) == []
+
+
+def test_witness_threads_never_run_an_lp() -> None:
+    from ortools.sat.python import cp_model
+
+    from models._refute import NO_LP_SUBSOLVERS, set_threads
+
+    for workers in (1, 2, 8):
+        params = cp_model.CpSolver().parameters
+        set_threads(params, workers, lp=False)
+        assert params.num_workers == min(workers, len(NO_LP_SUBSOLVERS))
+        assert all(name.endswith("no_lp") for name in params.subsolvers)
