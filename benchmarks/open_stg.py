@@ -130,7 +130,9 @@ def store_schedule(line: dict, folder: Path = STORE) -> Path | None:
     return path
 
 
-def certify_stored(row: Any, budget: float, folder: Path = STORE, seed: int = 0) -> dict | None:
+def certify_stored(
+    row: Any, budget: float, folder: Path = STORE, seed: int = 0, workers: int = 1
+) -> dict | None:
     """Certify a stored, still uncertified optimum with ``budget`` seconds; update its file.
 
     The claim is the stored schedule, proven by ``cpsat`` (a cumulative model),
@@ -153,7 +155,7 @@ def certify_stored(row: Any, budget: float, folder: Path = STORE, seed: int = 0)
         {"pooled": [row.n_processors]},
     )
     began = time.perf_counter()
-    checked = certify(problem, claim, time_limit=budget, seed=seed)
+    checked = certify(problem, claim, time_limit=budget, seed=seed, workers=workers)
     seconds = time.perf_counter() - began
     if checked.status is not Status.OPTIMAL:  # a witness found a shorter schedule
         doc = checked.schedule.to_json(**{k: v for k, v in doc.items() if k not in (
@@ -209,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.certify_stored is not None:
         print("| instance | P | certified | s |\n|---|---|---|---|")
         for row in rows:
-            done = certify_stored(row, args.certify_stored, args.store, args.seed)
+            done = certify_stored(row, args.certify_stored, args.store, args.seed, args.workers)
             if done is not None:
                 print(f"| {row.file} | {row.n_processors} | {done['certified']} "
                       f"| {done['seconds']:.1f} |", flush=True)
