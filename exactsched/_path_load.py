@@ -227,7 +227,9 @@ class _PathLoadLP:
         )
         if result.status != 0 or result.ineqlin is None:
             return None
-        y = np.maximum(0.0, -np.asarray(result.ineqlin.marginals, dtype=float))
+        # Any non-negative finite multipliers will do (see _dual_value): clean the rest.
+        y = np.nan_to_num(-np.asarray(result.ineqlin.marginals, dtype=float), nan=0.0)
+        y = np.clip(y, 0.0, np.finfo(float).max / 4)
         return (
             y[:n_arcs],
             y[n_arcs : n_arcs + n_comm],
@@ -237,6 +239,14 @@ class _PathLoadLP:
 
 
 def _dual_value(
+    lp: _PathLoadLP, arc: np.ndarray, comm: np.ndarray, end: np.ndarray, load: np.ndarray
+) -> float:
+    """:func:`_lagrangian_bound`; multipliers that overflow the floats give 0, quietly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _lagrangian_bound(lp, arc, comm, end, load)
+
+
+def _lagrangian_bound(
     lp: _PathLoadLP, arc: np.ndarray, comm: np.ndarray, end: np.ndarray, load: np.ndarray
 ) -> float:
     """The Lagrangian bound at the multipliers, repaired to be exactly dual feasible.
@@ -287,4 +297,5 @@ def _dual_value(
     )
     steps = 2 * (degree + n_classes) + 4 + int(np.log2(n + 1))
     slack = 2.3e-16 * steps * float(np.sum(terms[rows, pick]))
-    return max(0.0, value - slack)
+    bound = value - slack
+    return bound if np.isfinite(bound) and bound > 0 else 0.0  # overflow or NaN: no bound

@@ -319,3 +319,18 @@ def test_path_load_at_every_magnitude(scale: float) -> None:
     value = path_load_bound(problem)
     assert 0 < value <= _optimum(base) * scale * (1 + 1e-12)  # scaling keeps the optimum
     assert value == pytest.approx(path_load_bound(base) * scale, rel=1e-6)
+
+
+def test_path_load_survives_absurd_multipliers() -> None:
+    from exactsched._path_load import _dual_value, _PathLoadLP
+
+    problem = random_instance(6, 3, topology="mesh", heterogeneity=0.9, ccr=2.0, seed=1)
+    lp = _PathLoadLP(problem, processor_classes(problem))
+    arcs, comm = len(lp.src), len(lp.comm_arc)
+    n, g = lp.cost.shape
+    huge = np.finfo(float).max / 4
+    for fill in (0.0, huge, np.nan):
+        value = _dual_value(
+            lp, np.full(arcs, fill), np.full(comm, fill), np.full(n, fill), np.full(g, fill)
+        )
+        assert value == 0.0 or 0 < value <= _optimum(problem) * (1 + 1e-12)
