@@ -507,29 +507,18 @@ def _ask(
         return refute_bound(problem, question.data, question.target), question.below
     if _too_large(problem):
         return Verdict("unknown", reason="too many (arc, processor pair) delays"), claimed
-    if name in (TIME_INDEXED, CUMULATIVE):
+    cpsat_witnesses = {
+        TIME_INDEXED: refute_time_indexed,
+        CUMULATIVE: refute_cumulative,
+        "cpsat-disjunctive": refute_cpsat,
+    }
+    if name in cpsat_witnesses:
         question = _question(problem, claimed, grid, _CPSAT_MAX)
         if question is None:
             return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
-        refute = refute_time_indexed if name == TIME_INDEXED else refute_cumulative
-        verdict = refute(
-            problem,
-            question.data,
-            question.target,
-            time_limit=time_limit,
-            seed=seed,
-            workers=workers,
-        )
-        return verdict, question.below
-    if name == "cpsat-disjunctive":
-        question = _question(problem, claimed, grid, _CPSAT_MAX)
-        if question is None:
-            return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
-        if question.target < 0 and not question.data.exact:
-            return Verdict("unknown", reason="rounding loss above the claim"), claimed
-        verdict = refute_cpsat(
+        verdict = cpsat_witnesses[name](
             problem,
             question.data,
             question.target,
