@@ -210,19 +210,58 @@ def witness_bound(problem: Problem, data: Floored) -> int:
         preds = problem.predecessors(j).tolist()
         chain[j] = int(least[j]) + max((chain[i] for i in preds), default=0)
     bound = max(chain)
-    if problem.n_edges * n_procs * n_procs > 4_000_000:
+    if problem.n_edges * n_procs * n_procs > _WINDOW_CELLS:
         return max(bound, load)
+    head, _ = placement_windows(problem, data, tails=False)
+    path = int((head + cost).min(axis=1).max())
+    return max(bound, load, path)
+
+
+# Above this many (arc x processor x processor) cells the placement windows are skipped.
+_WINDOW_CELLS = 4_000_000
+
+
+def placement_windows(
+    problem: Problem, data: Floored, *, tails: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Earliest start and least remaining time of each task on each processor.
+
+    ``head[j, q]``: every predecessor ``i`` runs somewhere, at the earliest
+    ``head[i, p]`` on ``p``, so its data reach ``q`` no sooner than
+    ``min_p head[i, p] + cost[i, p] + delay(p, q)`` (no delay on ``q`` itself).
+    ``tail[j, q]``: likewise over the successors, the least time from the end of
+    ``j`` on ``q`` to the makespan. Both are lower bounds in every schedule of the
+    floored data, computed by the witnesses alone (``O(arcs P^2)``; ``inf`` outside
+    the affinity). ``tails=False`` leaves ``tail`` at zero.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[2, 3], [2, 3], [1, 1]], [(0, 2, 4), (1, 2, 4)])
+    >>> head, tail = placement_windows(p, grid_data(p, 1))
+    >>> head.tolist(), tail.tolist()
+    ([[0.0, 0.0], [0.0, 0.0], [2.0, 3.0]], [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    """
+    n, n_procs = problem.n_tasks, problem.n_processors
+    cost = data.cost
     off = ~np.eye(n_procs, dtype=bool)
-    finish = np.full((n, n_procs), np.inf)
-    for j in problem.topological_order.tolist():
-        ready = np.zeros(n_procs)
+    head = np.zeros((n, n_procs))
+    tail = np.zeros((n, n_procs))
+    order = problem.topological_order.tolist()
+    for j in order:
         for a in problem.pred_arcs[problem.pred_ptr[j] : problem.pred_ptr[j + 1]].tolist():
             i = int(problem.arc_src[a])
-            arrive = finish[i][:, None] + np.where(off, data.delay[a], 0.0)
-            np.maximum(ready, arrive.min(axis=0), out=ready)
-        finish[j] = ready + cost[j]
-    path = int(finish.min(axis=1).max())
-    return max(bound, load, path)
+            arrive = (head[i] + cost[i])[:, None] + np.where(off, data.delay[a], 0.0)
+            np.maximum(head[j], arrive.min(axis=0), out=head[j])
+    if tails:
+        for i in reversed(order):
+            for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
+                k = int(problem.arc_dst[a])
+                need = np.where(off, data.delay[a], 0.0) + (cost[k] + tail[k])[None, :]
+                np.maximum(tail[i], need.min(axis=1), out=tail[i])
+    outside = ~np.isfinite(cost)
+    head[outside] = np.inf
+    tail[outside] = np.inf
+    return head, tail
 
 
 def refute_bound(problem: Problem, data: Floored, target: int) -> Verdict:
@@ -365,6 +404,7 @@ def refute_cpsat(
     symmetry: bool = True,
     cuts: bool = True,
     pool: bool = True,
+    windows: bool = True,
     workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" on the floored data with an interval-free CP-SAT model.
@@ -387,6 +427,10 @@ def refute_cpsat(
     pool : bool
         Pool each class of interchangeable processors that communicate for free
         among each other into one location of capacity ``m`` (see Notes).
+    windows : bool
+        Placement windows (:func:`placement_windows`): a placement whose earliest
+        start, cost and least tail exceed ``target`` is left out, and each placement
+        bounds the start from both sides (see Notes).
     workers : int
         CP-SAT threads (:func:`set_threads`, no LP in any of them); 1 is deterministic.
 
@@ -442,6 +486,15 @@ def refute_cpsat(
 
     Value precedence then applies to the classes that are not pooled (they are
     disjoint from the pools, so the relabelling argument is unchanged).
+
+    **Placement windows** (``windows``). In every schedule of makespan at most
+    ``target``, a task on ``p`` starts at or after ``head[i, p]`` and ends at least
+    ``tail[i, p]`` before ``target`` (:func:`placement_windows`: lower bounds over
+    wherever its predecessors and successors run), so ``x[i, p]`` implies
+    ``head[i, p] <= s_i <= target - cost[i, p] - tail[i, p]``, and a placement where
+    that is empty is never taken. No schedule is removed. On a pooled class the
+    first member's windows stand for the class: its members are interchangeable,
+    so their windows are equal.
     """
     from ortools.sat.python import cp_model
 
@@ -467,12 +520,24 @@ def refute_cpsat(
     # Pooled classes: one literal, on the first member, stands for the class.
     pooled = {c[0]: c for c in classes if pool and _free_inside(data, c)}
     hidden = {p for members in pooled.values() for p in members[1:]}
+    use_windows = windows and problem.n_edges * problem.n_processors**2 <= _WINDOW_CELLS
+    if use_windows:
+        head, tail = placement_windows(problem, data)
+    else:
+        head = tail = np.zeros(cost.shape)
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
             if cost[i, p] > target or p in hidden:
                 continue  # cannot run there within the target, or pooled
+            if head[i, p] + cost[i, p] + tail[i, p] > target:
+                continue  # its window on p is empty
             x[i, p] = model.new_bool_var(f"x{i}_{p}")
+            if head[i, p] > 0:
+                model.add(start[i] >= int(head[i, p])).only_enforce_if(x[i, p])
+            if tail[i, p] > 0:
+                latest = int(target - cost[i, p] - tail[i, p])
+                model.add(start[i] <= latest).only_enforce_if(x[i, p])
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
             return Verdict("refuted", reason=f"task {i} fits no processor", seconds=0.0)
