@@ -71,12 +71,14 @@ from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
 from models._grid import data_grid
 from models._refute import (
+    _WINDOW_CELLS,
     Verdict,
     _floor_exact,
     _reach,
     _since,
     add_pair_orders,
     grid_data,
+    placement_windows,
     set_threads,
     too_slow_to_build,
 )
@@ -137,6 +139,7 @@ def refute_messages(
     time_limit: float | None = None,
     seed: int = 0,
     arrivals: bool = True,
+    windows: bool = True,
     workers: int = 1,
 ) -> Verdict:
     """Decide "makespan <= target" (units of ``1 / resolution``) under the problem's model.
@@ -155,6 +158,10 @@ def refute_messages(
         CP-SAT's random seed (one worker).
     arrivals : bool
         Add the implied arrivals (:func:`_implied_arrivals`).
+    windows : bool
+        Placement windows of the delay model (:func:`models._refute.placement_windows`):
+        a message meeting no other arrives when the delay model says, so they
+        bound every schedule here too.
     workers : int
         CP-SAT threads (:func:`models._refute.set_threads`, no LP); 1 is deterministic.
 
@@ -197,11 +204,22 @@ def refute_messages(
     x: dict[tuple[int, int], Any] = {}
     dur: list[Any] = []
     start = [model.new_int_var(0, horizon, f"s{i}") for i in range(n)]
+    # Windows of the delay model: a message meeting no other takes its delay, so
+    # they bound every schedule of this model too.
+    if windows and problem.n_edges * problem.n_processors**2 <= _WINDOW_CELLS:
+        head, tail = placement_windows(problem, data)
+    else:
+        head = tail = np.zeros(cost.shape)
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
-            if cost[i, p] <= target:
+            if head[i, p] + cost[i, p] + tail[i, p] <= target:
                 x[i, p] = model.new_bool_var(f"x{i}_{p}")
+                if head[i, p] > 0:
+                    model.add(start[i] >= int(head[i, p])).only_enforce_if(x[i, p])
+                if tail[i, p] > 0:
+                    latest = int(target - cost[i, p] - tail[i, p])
+                    model.add(start[i] <= latest).only_enforce_if(x[i, p])
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
             return Verdict("refuted", reason=f"task {i} fits no processor", seconds=0.0)
