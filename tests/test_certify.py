@@ -379,3 +379,19 @@ def test_witnesses_decline_too_many_processor_pairs() -> None:
     reasons = {w["reason"] for w in result.stats["certify"]["witnesses"].values()}
     assert reasons == {"too many (arc, processor pair) delays"}
     assert certify(p, claim, time_limit=5).certified_by == ("bounds",)
+
+
+def test_an_undecided_certification_leaves_no_optimum() -> None:
+    # Rule (d) of settle: tried and not confirmed is not optimal (a 2-worker cpsat run
+    # once claimed 105 optimal where 104 is valid); switched off, the engine's word.
+    from models.certify import settle
+
+    problem = random_instance(12, 3, topology="mesh", seed=4)
+    heft = exactsched.solve(problem, "heft")
+    claim = replace(heft, method="cpsat", status=Status.OPTIMAL, lower_bound=heft.makespan)
+    tried = settle(problem, replace(claim, certified=False, certified_by=()))
+    assert tried.status is Status.FEASIBLE
+    assert tried.stats["claim"]["makespan"] == heft.makespan
+    assert "no independent witness" in tried.stats["claim"]["why_not_optimal"]
+    assert tried.lower_bound <= heft.makespan
+    assert settle(problem, replace(claim, certified=None)).status is Status.OPTIMAL
