@@ -24,10 +24,12 @@ project's time to proof to the plain model's on the instances both prove.
 Gaps are :func:`exactsched.result.relative_gap` of the makespan and the proven
 bound (the definition is printed with the table).
 
-Every schedule is validated by :func:`exactsched.validate`. Optima of the
-project are certified with the solve's workers under ``--certify-budget``
+Every schedule is validated by :func:`exactsched.validate`. "Proven" counts
+the engine's claims (``certify=False``), as for the plain model; the project's
+claims are then certified with the solve's workers under ``--certify-budget``
 (default: the solve's own time, at least 2 s) and the share certified is
-reported by size band.
+reported by size band. :func:`exactsched.solve`'s default policy reports only
+the certified ones as ``optimal``.
 
 Examples
 --------
