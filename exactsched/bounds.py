@@ -137,6 +137,11 @@ def processor_classes(problem: Problem) -> list[np.ndarray]:
     >>> [c.tolist() for c in processor_classes(Problem.from_lists([[1, 1, 2]]))]
     [[0, 1], [2]]
     """
+    # Every bound asks for the classes: find them once per problem, hand out copies.
+    return [c.copy() for c in _cached(problem, "processor_classes", _processor_classes)]
+
+
+def _processor_classes(problem: Problem) -> list[np.ndarray]:
     _, inverse = np.unique(problem.cost.T, axis=0, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
     firsts = sorted(set(inverse.tolist()), key=lambda g: int(np.flatnonzero(inverse == g)[0]))

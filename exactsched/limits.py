@@ -28,6 +28,8 @@ exactsched.errors.InstanceError: here: 100,000,000,000 processors, more than the
 
 from __future__ import annotations
 
+import os
+
 from exactsched.errors import InstanceError
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "MAX_COST_CELLS",
     "MAX_INSTANCES",
     "check_size",
+    "default_workers",
 ]
 
 #: Tasks per instance.
@@ -87,3 +90,17 @@ def check_size(
         source = f" (exactsched.limits.{name})" if name else ""
         raise error(f"{where}: {value:,} {what}, more than the limit of {limit:,}{source}")
     return value
+
+
+def default_workers() -> int:
+    """Solver threads when a call gives none: the machine's cores, at most 8.
+
+    Used by ``cpsat`` and by the certification's witnesses, so both run on the
+    same number of threads.
+
+    Examples
+    --------
+    >>> 1 <= default_workers() <= 8
+    True
+    """
+    return max(1, min(8, os.cpu_count() or 1))

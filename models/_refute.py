@@ -264,6 +264,25 @@ def placement_windows(
     return head, tail
 
 
+def windows_or_none(
+    problem: Problem, data: Floored, enabled: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`placement_windows` when ``enabled`` and within ``_WINDOW_CELLS``, else zeros."""
+    if enabled and problem.n_edges * problem.n_processors**2 <= _WINDOW_CELLS:
+        return placement_windows(problem, data)
+    return np.zeros(data.cost.shape), np.zeros(data.cost.shape)
+
+
+def enforce_window(
+    model: Any, start: Any, placed: Any, head: float, tail: float, cost: float, target: int
+) -> None:
+    """``placed`` implies ``head <= start <= target - cost - tail`` (only the sides that bind)."""
+    if head > 0:
+        model.add(start >= int(head)).only_enforce_if(placed)
+    if tail > 0:
+        model.add(start <= int(target - cost - tail)).only_enforce_if(placed)
+
+
 def refute_bound(problem: Problem, data: Floored, target: int) -> Verdict:
     """Refuted when :func:`witness_bound` on the integer data exceeds ``target``.
 
@@ -520,11 +539,7 @@ def refute_cpsat(
     # Pooled classes: one literal, on the first member, stands for the class.
     pooled = {c[0]: c for c in classes if pool and _free_inside(data, c)}
     hidden = {p for members in pooled.values() for p in members[1:]}
-    use_windows = windows and problem.n_edges * problem.n_processors**2 <= _WINDOW_CELLS
-    if use_windows:
-        head, tail = placement_windows(problem, data)
-    else:
-        head = tail = np.zeros(cost.shape)
+    head, tail = windows_or_none(problem, data, windows)
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
@@ -533,11 +548,7 @@ def refute_cpsat(
             if head[i, p] + cost[i, p] + tail[i, p] > target:
                 continue  # its window on p is empty
             x[i, p] = model.new_bool_var(f"x{i}_{p}")
-            if head[i, p] > 0:
-                model.add(start[i] >= int(head[i, p])).only_enforce_if(x[i, p])
-            if tail[i, p] > 0:
-                latest = int(target - cost[i, p] - tail[i, p])
-                model.add(start[i] <= latest).only_enforce_if(x[i, p])
+            enforce_window(model, start[i], x[i, p], head[i, p], tail[i, p], cost[i, p], target)
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
             return Verdict("refuted", reason=f"task {i} fits no processor", seconds=0.0)

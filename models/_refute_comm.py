@@ -71,16 +71,16 @@ from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
 from models._grid import data_grid
 from models._refute import (
-    _WINDOW_CELLS,
     Verdict,
     _floor_exact,
     _reach,
     _since,
     add_pair_orders,
+    enforce_window,
     grid_data,
-    placement_windows,
     set_threads,
     too_slow_to_build,
+    windows_or_none,
 )
 
 __all__ = ["WITNESS", "comm_resolution", "refute_messages"]
@@ -206,20 +206,15 @@ def refute_messages(
     start = [model.new_int_var(0, horizon, f"s{i}") for i in range(n)]
     # Windows of the delay model: a message meeting no other takes its delay, so
     # they bound every schedule of this model too.
-    if windows and problem.n_edges * problem.n_processors**2 <= _WINDOW_CELLS:
-        head, tail = placement_windows(problem, data)
-    else:
-        head = tail = np.zeros(cost.shape)
+    head, tail = windows_or_none(problem, data, windows)
     for i in range(n):
         procs = problem.allowed_processors(i).tolist()
         for p in procs:
             if head[i, p] + cost[i, p] + tail[i, p] <= target:
                 x[i, p] = model.new_bool_var(f"x{i}_{p}")
-                if head[i, p] > 0:
-                    model.add(start[i] >= int(head[i, p])).only_enforce_if(x[i, p])
-                if tail[i, p] > 0:
-                    latest = int(target - cost[i, p] - tail[i, p])
-                    model.add(start[i] <= latest).only_enforce_if(x[i, p])
+                enforce_window(
+                    model, start[i], x[i, p], head[i, p], tail[i, p], cost[i, p], horizon
+                )
         lits = [x[i, p] for p in procs if (i, p) in x]
         if not lits:
             return Verdict("refuted", reason=f"task {i} fits no processor", seconds=0.0)

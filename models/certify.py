@@ -66,7 +66,6 @@ reports ``"disputed"`` when they differ by a grid step or more.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -74,6 +73,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactsched.bounds import lower_bound as foundation_lower_bound
+from exactsched.limits import default_workers
 from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
@@ -625,7 +625,7 @@ def apply_policy(
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
     # The witnesses get the threads the solve had (None: the cores, at most 8, as cpsat).
-    threads = max(1, min(8, os.cpu_count() or 1)) if workers is None else int(workers)
+    threads = default_workers() if workers is None else int(workers)
     return settle(
         problem, certify(problem, result, time_limit=budget, seed=seed, workers=threads)
     )

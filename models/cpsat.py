@@ -51,7 +51,6 @@ References
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +72,7 @@ from exactsched.bounds import (
 )
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.errors import MethodError
+from exactsched.limits import default_workers
 from exactsched.problem import Problem
 from exactsched.registry import HeuristicName, register
 from exactsched.result import Result, Status
@@ -584,7 +584,7 @@ def cpsat(
     _apply_parameters(cp_model.CpSolver().parameters, parameters)
     clock = Clock(time_limit)
     if workers is None:
-        workers = max(1, min(8, os.cpu_count() or 1))
+        workers = default_workers()
     seed_value = 0 if seed is None else int(seed)
     n = problem.n_tasks
     stages: dict[str, float] = {}
