@@ -109,6 +109,7 @@ __all__ = [
     "certify",
     "settle",
     "trusted_bound",
+    "settled_bound",
     "apply_policy",
     "agree",
     "Agreement",
@@ -282,6 +283,7 @@ def certify(
     seed: int | None = 0,
     witnesses: Sequence[str] | None = None,
     workers: int = 1,
+    bound_time: float = 0.0,
 ) -> Result:
     """Refute every makespan one grid step shorter than the optimum ``result`` claims.
 
@@ -302,6 +304,11 @@ def certify(
         Threads of the CP-SAT witnesses (default 1: a deterministic search; more
         run complete searches side by side, none with an LP, see
         :func:`models._refute.set_threads`).
+    bound_time : float
+        Seconds, beyond ``time_limit``, for a witness-proven lower bound when no
+        witness decides the claim (:func:`models._certified_bound.bound_ladder`;
+        default 0: none). The bound is in ``stats["certify"]["bound"]`` and
+        :func:`settle` reports it.
 
     Returns
     -------
@@ -412,6 +419,10 @@ def certify(
             report["witnesses"][name]["reason"] = (
                 "a schedule of the rounded-down data, not shorter on the original data"
             )
+    if not refuted_by and caught is None and bound_time > 0 and not catch_only:
+        caught = _ladder(
+            problem, relaxed, chosen, report, claim, grid, fine, bound_time, seed, workers
+        )
     report["seconds"] = round(time.perf_counter() - started, 6)
     report["delta"] = delta if refuted_by else None
     stats = {**dict(result.stats), "certify": report}
@@ -465,6 +476,95 @@ def trusted_bound(problem: Problem, grid: Grid | None = None) -> float:
     return bound - (4 * problem.n_tasks + 2) * math.ulp(abs(bound))
 
 
+# The CP-SAT witnesses that decide "makespan <= target" on integer data.
+_CPSAT_WITNESSES: dict[str, Any] = {
+    TIME_INDEXED: refute_time_indexed,
+    CUMULATIVE: refute_cumulative,
+    "cpsat-disjunctive": refute_cpsat,
+}
+
+
+def _ladder(
+    problem: Problem,
+    relaxed: Problem,
+    chosen: Sequence[str],
+    report: dict[str, Any],
+    claim: float,
+    grid: Grid,
+    fine: int | None,
+    seconds: float,
+    seed: int | None,
+    workers: int,
+) -> tuple[str, Schedule] | None:
+    """A lower bound from the first CP-SAT witness that ran out of time on the claim.
+
+    Writes ``report["bound"]`` (``value``, ``witness``, ``target``, ``tried``) when a
+    target above the witness's own bound is refuted; returns ``(witness, schedule)``
+    when a witness schedule beats the claim by a grid step (a false proof).
+    """
+    from models._certified_bound import bound_ladder
+
+    timed_out = [
+        name
+        for name in chosen
+        if name in _CPSAT_WITNESSES
+        and report["witnesses"].get(name, {}).get("outcome") == "unknown"
+        and str(report["witnesses"][name].get("reason", "")).startswith("CP-SAT:")
+    ]
+    if not timed_out:
+        return None
+    name = timed_out[0]
+    question = _question(relaxed, claim, grid, _CPSAT_MAX)
+    if question is None or question.target <= 0:
+        return None
+    step = bound_ladder(
+        relaxed,
+        _CPSAT_WITNESSES[name],
+        question.data,
+        question.target,
+        seconds=seconds,
+        seed=int(seed or 0),
+        workers=workers,
+    )
+    if step.schedule is not None and relaxed is problem:
+        from exactsched.validate import validate
+
+        if not validate(problem, step.schedule) and _shorter(
+            float(step.schedule.makespan), claim, grid, fine
+        ):
+            return name, step.schedule
+    if step.bound is not None:
+        report["bound"] = {
+            "value": _at_most(step.bound),
+            "witness": name,
+            "target": step.target,
+            "tried": step.tried,
+        }
+    return None
+
+
+def _at_most(value: Fraction) -> float:
+    """The largest float not above ``value`` (an int when ``value`` is a held integer)."""
+    if value.denominator == 1 and abs(value) <= 2**53:
+        return int(value)
+    down = float(value)
+    return math.nextafter(down, -math.inf) if Fraction(down) > value else down
+
+
+def settled_bound(problem: Problem, result: Result, grid: Grid | None = None) -> float:
+    """The bound an uncertified claim keeps: :func:`trusted_bound` or a witness's, the larger.
+
+    The witness's bound is the one :func:`certify` proved with ``bound_time``
+    (``stats["certify"]["bound"]``); a refutation by a witness that never certifies
+    alone (:data:`NOT_ALONE`) never gives one.
+    """
+    bound = trusted_bound(problem, grid)
+    proven = result.stats.get("certify", {}).get("bound")
+    if isinstance(proven, dict) and proven.get("witness") not in NOT_ALONE:
+        bound = max(bound, float(proven["value"]))
+    return bound
+
+
 def _ask(
     problem: Problem,
     name: str,
@@ -507,18 +607,13 @@ def _ask(
         return refute_bound(problem, question.data, question.target), question.below
     if _too_large(problem):
         return Verdict("unknown", reason="too many (arc, processor pair) delays"), claimed
-    cpsat_witnesses = {
-        TIME_INDEXED: refute_time_indexed,
-        CUMULATIVE: refute_cumulative,
-        "cpsat-disjunctive": refute_cpsat,
-    }
-    if name in cpsat_witnesses:
+    if name in _CPSAT_WITNESSES:
         question = _question(problem, claimed, grid, _CPSAT_MAX)
         if question is None:
             return Verdict("unknown", reason="claim beyond what CP-SAT holds"), claimed
         if question.target < 0 and not question.data.exact:
             return Verdict("unknown", reason="rounding loss above the claim"), claimed
-        verdict = cpsat_witnesses[name](
+        verdict = _CPSAT_WITNESSES[name](
             problem,
             question.data,
             question.target,
@@ -551,8 +646,9 @@ def settle(problem: Problem, result: Result) -> Result:
     :data:`CPSAT_TRUSTED_UNITS` scaled units, or (d) certification was tried
     and no witness confirmed it (``certified=False``): a claim is the engine's
     word only when certification was switched off (``certified=None``). Such a
-    result becomes ``FEASIBLE`` with :func:`trusted_bound` (``stats["claim"]``
-    keeps what the method claimed). Certified results come back unchanged.
+    result becomes ``FEASIBLE`` with :func:`settled_bound` (the foundation bound,
+    or a witness's proven bound when larger; ``stats["claim"]`` keeps what the
+    method claimed). Certified results come back unchanged.
 
     Rule (d) is measured: on the frontier set (``benchmarks/frontier.py``) one
     two-worker run of ``cpsat`` claimed 105 optimal on a 90-task instance whose
@@ -578,7 +674,7 @@ def settle(problem: Problem, result: Result) -> Result:
         return result
     claim = result.stats.get("claim") or {"makespan": result.makespan, "bound": result.lower_bound}
     stats = {**dict(result.stats), "claim": {**claim, "why_not_optimal": reason}}
-    bound: float = min(trusted_bound(problem, grid), float(result.makespan))  # type: ignore[arg-type]
+    bound: float = min(settled_bound(problem, result, grid), float(result.makespan))  # type: ignore[arg-type]
     if problem.is_integral and bound.is_integer():
         bound = int(bound)
     return replace(result, status=Status.FEASIBLE, lower_bound=bound, stats=stats)
@@ -604,6 +700,10 @@ def apply_policy(
     model would take longer than that to build declines (``certified=False``
     then says that no witness decided in time). An explicit True
     gives the certification its own budget, so the call may take twice the limit.
+    When no witness decides the claim, a witness-proven lower bound is sought
+    (``bound_time`` of :func:`certify`) for as long again as the certification
+    had, within what is left of ``time_limit`` (at least 0.25 s); with True, half
+    the certification's budget. :func:`settle` reports it as the bound.
     The CP-SAT witnesses run on ``workers`` threads (None: the machine's cores,
     at most 8, as :func:`models.cpsat.cpsat`); see :func:`certify`.
     In every case an uncertified claim then goes through :func:`settle`: it
@@ -620,15 +720,19 @@ def apply_policy(
         return settle(problem, result)
     if certify_option is None:
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
+        bound_time = budget
         if time_limit is not None:  # the call's limit holds, give or take half a second
             budget = min(budget, max(0.5, time_limit - result.seconds))
+            bound_time = min(bound_time, max(0.25, time_limit - result.seconds - budget))
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
+        bound_time = budget / 2
     # The witnesses get the threads the solve had (None: the cores, at most 8, as cpsat).
     threads = default_workers() if workers is None else int(workers)
-    return settle(
-        problem, certify(problem, result, time_limit=budget, seed=seed, workers=threads)
+    checked = certify(
+        problem, result, time_limit=budget, seed=seed, workers=threads, bound_time=bound_time
     )
+    return settle(problem, checked)
 
 
 @dataclass(frozen=True)
