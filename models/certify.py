@@ -702,7 +702,7 @@ def apply_policy(
     gives the certification its own budget, so the call may take twice the limit.
     When no witness decides the claim, a witness-proven lower bound is sought
     (``bound_time`` of :func:`certify`) for as long again as the certification
-    had, within what is left of ``time_limit`` (at least 0.25 s); with True, half
+    had, within what is left of ``time_limit`` (none when nothing is); with True, half
     the certification's budget. :func:`settle` reports it as the bound.
     The CP-SAT witnesses run on ``workers`` threads (None: the machine's cores,
     at most 8, as :func:`models.cpsat.cpsat`); see :func:`certify`.
@@ -723,7 +723,7 @@ def apply_policy(
         bound_time = budget
         if time_limit is not None:  # the call's limit holds, give or take half a second
             budget = min(budget, max(0.5, time_limit - result.seconds))
-            bound_time = min(bound_time, max(0.25, time_limit - result.seconds - budget))
+            bound_time = max(0.0, min(bound_time, time_limit - result.seconds - budget))
     else:
         budget = EXPLICIT_BUDGET if time_limit is None else float(time_limit)
         bound_time = budget / 2
