@@ -128,6 +128,8 @@ def bound_ladder(
         elif verdict.outcome == "found":
             schedule = verdict.schedule
             break
+        elif verdict.seconds < MIN_SLICE / 10:
+            break  # declined (a model too slow to build): less time will not help
         else:
             high = middle - 1
     if best is None:

@@ -31,7 +31,7 @@ def _threshold_witness(refutable_below: int, calls: list[int]) -> Any:
         calls.append(target)
         if target < refutable_below:
             return Verdict("refuted", reason="fake", seconds=0.0)
-        return Verdict("unknown", reason="CP-SAT: unknown", seconds=0.0)
+        return Verdict("unknown", reason="CP-SAT: unknown", seconds=0.01)
 
     return witness
 
@@ -42,6 +42,18 @@ def test_bisection_finds_the_largest_refutable_target() -> None:
     step = bound_ladder(p, _threshold_witness(1700, calls), grid_data(p, 1), 2000, seconds=5)
     assert step.target == 1699 and step.bound == Fraction(1700)
     assert all(999 < t < 2000 for t in calls) and len(calls) <= 12
+
+
+def test_a_witness_that_declines_stops_the_ladder() -> None:
+    p = Problem.from_lists([1000, 1000], n_processors=2)
+    calls: list[int] = []
+
+    def declines(problem: Problem, data: Any, target: int, **_: Any) -> Verdict:
+        calls.append(target)
+        return Verdict("unknown", reason="building the model would take 9 s", seconds=0.0)
+
+    step = bound_ladder(p, declines, grid_data(p, 1), 2000, seconds=5)
+    assert len(calls) == 1 and step.target == 999  # the witness's own bound only
 
 
 def test_a_target_at_the_witness_bound_is_not_asked() -> None:
