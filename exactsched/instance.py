@@ -10,11 +10,13 @@ anywhere, ``true`` where a number belongs (a boolean is not a number), NaN,
 infinities, integers beyond the float range, deep nesting, keys repeated in
 one JSON object, text that is not valid Unicode (a lone surrogate in an id),
 files holding NUL bytes (``/dev/zero``) and instances whose serial schedule
-overflows floating point (two costs of 1e308) are all refused this way.
+overflows floating point (two costs of 1e308) are all refused this way, and so
+is a key the format does not define (a misspelt ``"dta"`` on an edge would
+otherwise be ignored and the edge scheduled without its data).
 
 Harmless oddities raise :class:`~exactsched.errors.InstanceWarning` instead:
-unknown keys (ignored), a repeated order or isolation pair (counted once) and
-an isolation pair whose tasks a path of edges and order pairs already orders.
+a repeated order or isolation pair or affinity entry (counted once) and an isolation pair whose
+tasks a path of edges and order pairs already orders.
 
 A parsed document may hold Python values JSON cannot (tuples, numpy numbers
 and arrays); they are read as the JSON values they stand for, and
@@ -34,6 +36,7 @@ exactsched.errors.InstanceError: tasks[0].cost[0]: expected a number, got true (
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import math
 import os
@@ -288,14 +291,21 @@ def _unicode(text: str, where: str) -> None:
 
 
 def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
-    extra = [str(key) for key in obj if key not in known]
-    if extra:
-        extra.sort()
-        warnings.warn(
-            f"{where}: ignoring unknown key(s) {', '.join(map(repr, extra))}",
-            InstanceWarning,
-            stacklevel=5,
-        )
+    """Refuse a key the format does not define: a misspelt key would be ignored silently.
+
+    ``edges[0]`` with ``"dta": 5`` would otherwise schedule the edge with no data,
+    a wrong answer to the instance its author meant.
+    """
+    extra = sorted(str(key) for key in obj if key not in known)
+    if not extra:
+        return
+    key = extra[0]
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    shown = repr(key) if len(key) <= 60 else f"{key[:60]!r}..."
+    raise InstanceError(
+        f"{where}: unknown key {shown}{hint}; the format defines {', '.join(sorted(known))}"
+    )
 
 
 def _task_ref(value: Any, index: Mapping[str, int], where: str) -> int:
@@ -651,6 +661,12 @@ def _parse_affinity(
             )
         if pid not in proc_index:
             raise InstanceError(f"{where}.processors[{k}]: unknown processor {pid!r}{about}")
+        if mask[proc_index[pid]]:
+            warnings.warn(
+                f"{where}.processors[{k}]: repeats processor {pid!r}{about} (counted once)",
+                InstanceWarning,
+                stacklevel=5,
+            )
         mask[proc_index[pid]] = True
     return mask
 
