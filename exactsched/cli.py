@@ -626,7 +626,8 @@ def check_output(path: str | None, option: str, folder: bool = False) -> None:
     elif os.path.isdir(path):
         raise MethodError(f"{option} {path}: is a folder")
     if not os.path.isdir(parent):
-        raise MethodError(f"{option} {path}: folder {parent} does not exist")
+        what = "is a file, not a folder" if os.path.exists(parent) else "does not exist"
+        raise MethodError(f"{option} {path}: folder {parent} {what}")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             raise MethodError(f"{option} {path}: file is not writable")

@@ -108,6 +108,8 @@ def test_generate_count_names_files_by_seed(capsys, tmp_path):
         (["generate", "lu", "--tiles", "2", "--rate", "cpu=x", "-o", "x.json"],
          "--rate: expected TYPE=FLOPS"),
         (["generate", "lu", "--tiles", "2", "-o", "no/such/dir/x.json"], "does not exist"),
+        (["convert", str(DATA / "stg" / "50" / "rand0000.stg"), "--platform", "titan", "-o",
+          f"{STG}/x.json"], "is a file, not a folder"),
         (["convert", STG, "-o", "x.json"], "an STG file has no platform"),
         (["info", DOT], "a DOT file has no platform"),
         (["convert", "missing.dot", "-o", "x.json", "--platform", "titan"], "cannot read"),
@@ -205,3 +207,30 @@ def test_convert_wfcommons_with_speeds(capsys, tmp_path):
     status, _, err = run(capsys, "convert", WF, "--platform", "single-gpu", "--speed", "gpu",
                          "-o", out)  # fmt: skip
     assert status == 2 and "--speed: expected TYPE=X" in err
+
+
+def test_convert_keeps_order_pairs_and_says_what_it_drops(capsys, tmp_path):
+    # Order pairs become DOT edges of weight 0 (a precedence without data), so the
+    # optimum is kept; what a format cannot hold (isolation pairs, STG's one integer
+    # cost per task and no data) is named in a warning, exit 0.
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p1"}, {"id": "p2"}]},
+        "tasks": [{"id": "a", "cost": 1}, {"id": "b", "cost": [1.5, 2]}, {"id": "c", "cost": 2}],
+        "edges": [{"src": "a", "dst": "c", "data": 3}],
+        "order": [["a", "b"]],
+        "isolation": [["b", "c"]],
+    }
+    inst = tmp_path / "o.json"
+    inst.write_text(json.dumps(doc))
+    status, _, err = run(capsys, "convert", inst, "-o", tmp_path / "o.dot")
+    assert status == 0 and "o.dot: dot: 1 isolation pairs dropped" in err
+    back = load_problem(tmp_path / "o.dot", "fully-connected:2")
+    assert back.n_edges == 2 and "Traceback" not in err
+    status, _, err = run(capsys, "convert", inst, "-o", tmp_path / "o.stg")
+    assert status == 0
+    assert "stg: 1 of 3 tasks get one rounded mean cost" in err
+    assert "stg: the data of 1 edges dropped" in err and "stg: 1 isolation pairs dropped" in err
+    status, _, err = run(capsys, "convert", tmp_path / "o.dot", "--platform", "fully-connected:2",
+                         "-o", tmp_path / "again.json")
+    assert status == 0 and "warning" not in err  # JSON holds everything

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
-from exactsched.errors import InstanceError, MethodError
+from exactsched.errors import InstanceError, InstanceWarning, MethodError
 from exactsched.limits import MAX_COST_CELLS, MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
 
 __all__ = ["add_parsers", "write_problem"]
@@ -181,8 +182,11 @@ def write_problem(problem: Any, path: str | Path, kind: str | None = None) -> st
     if kind is None:
         suffix = path.suffix.lower()
         kind = {".stg": "stg", ".dot": "dot", ".gv": "dot"}.get(suffix, "json")
-    if path.parent and not path.parent.exists():
-        raise InstanceError(f"{path}: folder {path.parent} does not exist")
+    if path.parent and not path.parent.is_dir():
+        what = "is not a folder" if path.parent.exists() else "does not exist"
+        raise InstanceError(f"{path}: {path.parent} {what}")
+    for loss in conversion_losses(problem, kind):
+        warnings.warn(f"{path}: {loss}", InstanceWarning, stacklevel=2)
     try:
         if kind == "stg":
             write_stg(problem, path)
@@ -203,6 +207,50 @@ def write_problem(problem: Any, path: str | Path, kind: str | None = None) -> st
     except OSError as exc:
         raise InstanceError(f"{path}: cannot write file: {exc.strerror or exc}") from None
     return kind
+
+
+def conversion_losses(problem: Any, kind: str) -> list[str]:
+    """What writing ``problem`` as ``kind`` loses that changes its schedules.
+
+    The platform is never written by STG or DOT (the reader is given one);
+    these are the task-graph facts the format cannot hold. DOT keeps costs per
+    processor (``Costs``) and order pairs (as edges of weight 0), so it loses only
+    isolation pairs; STG keeps one integer cost per task and precedences only.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> conversion_losses(Problem.from_lists([[1.5, 2.0], [1.0, 1.0]], [(0, 1, 4)]), "stg")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['stg: 1 of 2 tasks get one rounded mean cost (their costs differ per processor,
+      are restricted or are not integers)', 'stg: the data of 1 edges dropped (no communication)']
+    >>> conversion_losses(Problem.from_lists([3, 4], [(0, 1, 4)], n_processors=2), "dot")
+    []
+    """
+    import numpy as np
+
+    losses: list[str] = []
+    if kind == "stg":
+        allowed = problem.allowed
+        changed = sum(
+            1
+            for i in range(problem.n_tasks)
+            if not allowed[i].all()
+            or len(set(problem.cost[i][allowed[i]].tolist())) > 1
+            or not float(problem.cost[i][allowed[i]][0]).is_integer()
+        )
+        if changed:
+            losses.append(
+                f"stg: {changed} of {problem.n_tasks} tasks get one rounded mean cost "
+                "(their costs differ per processor, are restricted or are not integers)"
+            )
+        with_data = int(np.count_nonzero(problem.edge_data))
+        if with_data:
+            losses.append(f"stg: the data of {with_data} edges dropped (no communication)")
+    n_iso = len(problem.iso_a)
+    if kind in ("stg", "dot") and n_iso:
+        losses.append(f"{kind}: {n_iso} isolation pairs dropped (the format has none)")
+    return losses
 
 
 def _describe(problem: Any) -> str:

@@ -458,9 +458,10 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     Written through networkx and pydot. A node's ``Weight`` is the task's cost
     when it is the same on every processor it may run on, else its mean cost
     there (and the attribute ``Costs`` lists the cost per processor, ``inf``
-    outside its affinity); an edge's ``Weight`` is its data. Order and
-    isolation pairs and the platform are not part of the format and are
-    dropped.
+    outside its affinity); an edge's ``Weight`` is its data. An order pair
+    that is not also an edge becomes an edge of ``Weight`` 0 (a precedence
+    without data). Isolation pairs and the platform are not part of the format
+    and are dropped (:func:`exactsched.commands.workloads.write_problem` warns).
 
     Parameters
     ----------
@@ -505,6 +506,10 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
         strict=True,
     ):
         g.add_edge(_dot_id(problem.task_ids[a]), _dot_id(problem.task_ids[b]), Weight=number(d))
+    for a, b in zip(problem.order_src.tolist(), problem.order_dst.tolist(), strict=True):
+        src, dst = _dot_id(problem.task_ids[a]), _dot_id(problem.task_ids[b])
+        if not g.has_edge(src, dst):  # an order pair that repeats an edge adds nothing
+            g.add_edge(src, dst, Weight="0")
     dot = nx.nx_pydot.to_pydot(g)
     dot.set_name(_dot_id(problem.name or "G"))
     dot.obj_dict["attributes"].pop("name", None)
