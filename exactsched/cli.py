@@ -690,7 +690,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
     span = schedule.makespan or 1
     lanes = schedule.by_processor()
     comm = _message_rows(schedule)
-    name_width = max(len(p) for p in [*problem.proc_ids, *comm])
+    name_width = max(len(_printable(p)) for p in [*problem.proc_ids, *comm])
     lines = []
     for proc in problem.proc_ids:
         row = [" "] * width
@@ -700,7 +700,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             b = max(a + 1, int(round(place.finish / span * width)))
             for k in range(a, min(b, width)):
                 row[k] = "="
-            label = task[: max(1, b - a)]
+            label = _printable(task)[: max(1, b - a)]
             for k, ch in enumerate(label):
                 if a + k < width:
                     row[a + k] = ch
@@ -708,7 +708,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             spans = f" {_num(busy[0][1].start):g}-{_num(max(pl.finish for _, pl in busy)):g}"
         else:
             spans = " idle"
-        lines.append(f"{proc:<{name_width}} |{''.join(row)}|{spans}")
+        lines.append(f"{_printable(proc):<{name_width}} |{''.join(row)}|{spans}")
     for name, busy in comm.items():  # single-port and contention: one row per port or link
         row = [" "] * width
         for label, start, finish in busy:
@@ -716,12 +716,25 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             b = max(a + 1, int(round(finish / span * width)))
             for k in range(a, min(b, width)):
                 row[k] = "~"
-            for k, ch in enumerate(label[: max(1, b - a)]):
+            for k, ch in enumerate(_printable(label)[: max(1, b - a)]):
                 if a + k < width:
                     row[a + k] = ch
         spans = f" {_num(busy[0][1]):g}-{_num(max(f for _, _, f in busy)):g}"
-        lines.append(f"{name:<{name_width}} |{''.join(row)}|{spans}")
+        lines.append(f"{_printable(name):<{name_width}} |{''.join(row)}|{spans}")
     return "\n".join(lines)
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters escaped, so an id holding a newline keeps one line.
+
+    Examples
+    --------
+    >>> _printable("a\\nb"), _printable("t0")
+    ('a\\\\nb', 't0')
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
 
 
 def _message_rows(schedule: Any) -> dict[str, list[tuple[str, float, float]]]:

@@ -328,3 +328,18 @@ def test_methods_show_which_assume_identical_processors(capsys):
         blocks[i - 2].split()[0] for i, line in enumerate(blocks) if "assumes identical" in line
     }
     assert marked == IDENTICAL
+
+
+def test_gantt_keeps_one_line_per_processor_with_odd_ids(capsys, tmp_path):
+    # A task id holding a newline (valid JSON text) is escaped in the chart.
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p\n1"}]},
+        "tasks": [{"id": "a\nb", "cost": 4}],
+    }
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(doc))
+    assert main(["solve", str(path), "-m", "heft"]) == 0
+    out = capsys.readouterr().out
+    chart = [line for line in out.splitlines() if "|" in line]
+    assert len(chart) == 1 and "a\\nb" in chart[0] and chart[0].startswith("p\\n1 |")
