@@ -19,6 +19,7 @@ __all__ = [
     "path_load_bound",
     "path_load_seconds",
     "PATH_LOAD_MAX_CLASSES",
+    "path_load_skipped",
     "PATH_LOAD_MAX_NONZEROS",
 ]
 
@@ -95,6 +96,27 @@ def path_load_seconds(problem: Problem, n_classes: int) -> float:
     arcs = len(problem.arc_src)
     nonzeros = arcs * (1 + 2 * n_classes) * (4 + n_classes) + problem.n_tasks * (3 + 2 * n_classes)
     return 0.0 if nonzeros > PATH_LOAD_MAX_NONZEROS else 0.01 + 1.5e-5 * nonzeros
+
+
+def path_load_skipped(problem: Problem, n_classes: int) -> str | None:
+    """Why :func:`path_load_bound` is not computed for ``problem`` (None when it is).
+
+    Examples
+    --------
+    >>> path_load_skipped(Problem.from_lists([3, 4], n_processors=2), 1)
+    'one processor class (the class-load and critical-path bounds say it all)'
+    >>> path_load_skipped(Problem.from_lists([[1, 4], [1, 4]], [(0, 1, 0)]), 2) is None
+    True
+    """
+    if path_load_seconds(problem, n_classes) > 0:
+        return None
+    if n_classes < 2:
+        return "one processor class (the class-load and critical-path bounds say it all)"
+    if n_classes > PATH_LOAD_MAX_CLASSES:
+        return f"{n_classes} processor classes (runs for 2 to {PATH_LOAD_MAX_CLASSES})"
+    if problem.n_tasks == 0:
+        return "no tasks"
+    return f"an LP above {PATH_LOAD_MAX_NONZEROS:,} non-zeros"
 
 
 class _PathLoadLP:

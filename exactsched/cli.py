@@ -469,7 +469,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"CCR             {doc['ccr']:.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
     print(f"min serial time {doc['minimal_serial_time']}")
-    bounds = ", ".join(f"{k} {v:g}" for k, v in doc["lower_bounds"].items())
+    skipped = _path_load_skipped(problem)
+    bounds = ", ".join(
+        f"{k} n/a: {skipped}" if k == "path_load" and skipped else f"{k} {v:g}"
+        for k, v in doc["lower_bounds"].items()
+    )
     print(f"lower bound     {doc['lower_bound']:g} (best of: {bounds})")
     return EXIT_OK
 
@@ -673,6 +677,14 @@ def _stdout_to_stderr() -> Iterator[None]:
             sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def _path_load_skipped(problem: Any) -> str | None:
+    """Why ``info`` has no path-load bound to show (its value is then 0)."""
+    from exactsched._path_load import path_load_skipped
+    from exactsched.bounds import processor_classes
+
+    return path_load_skipped(problem, len(processor_classes(problem)))
 
 
 def gantt(problem: Any, schedule: Any, width: int = 64) -> str:

@@ -343,3 +343,17 @@ def test_gantt_keeps_one_line_per_processor_with_odd_ids(capsys, tmp_path):
     out = capsys.readouterr().out
     chart = [line for line in out.splitlines() if "|" in line]
     assert len(chart) == 1 and "a\\nb" in chart[0] and chart[0].startswith("p\\n1 |")
+
+
+def test_info_says_why_the_path_load_bound_is_missing(capsys, tmp_path):
+    # 6 unrelated processors are 6 classes: the LP is skipped, and info says so
+    # instead of printing a bound of 0.
+    from exactsched.generators import random_instance
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(random_instance(12, 6, topology="mesh", seed=1).to_json()))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "path_load n/a: 6 processor classes (runs for 2 to 4)" in out
+    assert main(["info", EXAMPLE]) == 0
+    assert "path_load 57.5766" in capsys.readouterr().out
