@@ -191,7 +191,9 @@ def witness_bound(problem: Problem, data: Floored) -> int:
     * the least-cost path without communication (cheap, for platforms too
       large for the one above);
     * the load: the least costs of all tasks spread over the processors,
-      rounded up.
+      rounded up;
+    * energetic reasoning (:func:`_energy_bound`): the work that must fall inside a
+      window ``[t1, M - t2]``, spread over the processors.
 
     Examples
     --------
@@ -210,11 +212,72 @@ def witness_bound(problem: Problem, data: Floored) -> int:
         preds = problem.predecessors(j).tolist()
         chain[j] = int(least[j]) + max((chain[i] for i in preds), default=0)
     bound = max(chain)
-    if problem.n_edges * n_procs * n_procs > _WINDOW_CELLS:
-        return max(bound, load)
-    head, _ = placement_windows(problem, data, tails=False)
-    path = int((head + cost).min(axis=1).max())
-    return max(bound, load, path)
+    if problem.n_edges * n_procs * n_procs <= _WINDOW_CELLS:
+        head, _ = placement_windows(problem, data, tails=False)
+        bound = max(bound, int((head + cost).min(axis=1).max()))
+    return _energy_bound(problem, least, n_procs, max(bound, load))
+
+
+#: Most window ends (``t1`` and ``t2`` each) :func:`_energy_bound` tries per pass.
+_ENERGY_STEPS = 64
+
+
+def _energy_bound(problem: Problem, least: np.ndarray, n_procs: int, start: int) -> int:
+    """Energetic reasoning on the integer data, written for the witnesses alone.
+
+    Task ``i`` starts no sooner than its head ``r_i`` (the longest path of least
+    costs before it) and ends at least its tail ``q_i`` before the makespan ``M``.
+    Inside a window ``[t1, M - t2]`` it then runs at least ``rem_i = max(0, c_i -
+    max(0, t1 - r_i) - max(0, t2 - q_i))``, ``c_i`` its least cost, on whatever
+    processor; the ``P`` processors offer ``P (M - t1 - t2)`` there. So ``M >= t1 +
+    t2 + ceil(sum_i rem_i / P)`` (``M`` is at most an integer target), for every
+    window that is not empty: ``t1 + t2`` at most a bound already proven, starting
+    from ``start`` and repeated to a fixed point. Heads and tails are taken at up to
+    :data:`_ENERGY_STEPS` of their distinct values. Exact integer arithmetic; ``start``
+    when the costs are not finite or their sum would not fit in 62 bits.
+
+    Examples
+    --------
+    >>> # Task 0 (4) precedes three tasks (4, 4, 3) on 2 processors; optimum 11.
+    >>> p = Problem.from_lists([4, 4, 4, 3], [(0, 1), (0, 2), (0, 3)], n_processors=2)
+    >>> _energy_bound(p, np.array([4.0, 4.0, 4.0, 3.0]), 2, 8)
+    10
+    """
+    n = problem.n_tasks
+    if n == 0 or not np.all(np.isfinite(least)) or float(least.sum()) * 2 > 2.0**62:
+        return start
+    c = least.astype(np.int64)
+    head = np.zeros(n, dtype=np.int64)
+    tail = np.zeros(n, dtype=np.int64)
+    order = problem.topological_order.tolist()
+    for j in order:
+        for i in problem.predecessors(j).tolist():
+            head[j] = max(head[j], head[i] + c[i])
+    for i in reversed(order):
+        for j in problem.successors(i).tolist():
+            tail[i] = max(tail[i], tail[j] + c[j])
+
+    def ends(values: np.ndarray) -> np.ndarray:
+        distinct = np.unique(values)
+        if len(distinct) > _ENERGY_STEPS:
+            picks = np.linspace(0, len(distinct) - 1, _ENERGY_STEPS).round().astype(np.int64)
+            distinct = distinct[picks]
+        return distinct
+
+    firsts, lasts = ends(head), ends(tail)
+    late = np.maximum(0, lasts[:, None] - tail[None, :])  # (t2, task)
+    best = int(start)
+    while True:
+        before = best
+        for t1 in firsts.tolist():
+            usable = t1 + lasts <= best  # the window [t1, M - t2] is not empty
+            if not usable.any():
+                continue
+            rem = np.maximum(0, c - np.maximum(0, t1 - head) - late[usable])
+            need = -(-rem.sum(axis=1) // n_procs)  # ceil, exact on integers
+            best = max(best, int((t1 + lasts[usable] + need).max()))
+        if best == before:
+            return best
 
 
 # Above this many (arc x processor x processor) cells the placement windows are skipped.
