@@ -192,6 +192,9 @@ def witness_bound(problem: Problem, data: Floored) -> int:
       large for the one above);
     * the load: the least costs of all tasks spread over the processors,
       rounded up;
+    * through each task: the work of its ancestors spread over the processors, its
+      least cost, and the work of its descendants spread likewise
+      (:func:`precedence_spread`);
     * energetic reasoning (:func:`_energy_bound`): the work that must fall inside a
       window ``[t1, M - t2]``, spread over the processors.
 
@@ -215,18 +218,84 @@ def witness_bound(problem: Problem, data: Floored) -> int:
     if problem.n_edges * n_procs * n_procs <= _WINDOW_CELLS:
         head, _ = placement_windows(problem, data, tails=False)
         bound = max(bound, int((head + cost).min(axis=1).max()))
-    return _energy_bound(problem, least, n_procs, max(bound, load))
+    if not np.all(np.isfinite(least)):
+        return max(bound, load)
+    before, after = precedence_spread(problem, least, n_procs)
+    spread = max(b + int(c) + a for b, c, a in zip(before, least.tolist(), after, strict=True))
+    return _energy_bound(problem, least, n_procs, max(bound, load, spread), (before, after))
 
 
+def precedence_spread(
+    problem: Problem, work: np.ndarray, n_procs: int
+) -> tuple[list[int], list[int]]:
+    """Least time before each task starts and after it ends, from precedence and work.
+
+    ``head[j]``: the longest path of ``work`` before ``j``, or the work of all its
+    ancestors spread over ``n_procs`` processors, ``ceil(W / P)``, whichever is
+    longer (every ancestor ends before ``j`` starts), propagated along the arcs.
+    ``tail[i]``: the mirror over the descendants (all of them start after ``i``
+    ends). With ``work`` each task's least cost on integer data, both hold in every
+    schedule, whatever the delays (they only add). Written for the witnesses
+    (:func:`witness_bound`, the time-indexed windows).
+
+    Examples
+    --------
+    >>> # Three tasks of 2 before a task of 1, on 2 processors: it starts at 3 or later.
+    >>> p = Problem.from_lists([2, 2, 2, 1], [(0, 3), (1, 3), (2, 3)], n_processors=2)
+    >>> precedence_spread(p, np.array([2, 2, 2, 1]), 2)
+    ([0, 0, 0, 3], [1, 1, 1, 0])
+    """
+    n = problem.n_tasks
+    ints = [int(c) for c in np.asarray(work).tolist()]
+    weights = np.asarray(ints, dtype=object)  # Python integers: exact sums at any magnitude
+    size = (n + 7) // 8
+    if n > _SPREAD_MAX_TASKS:  # O(n^2) bits: the longest paths alone
+        n_procs = 0
+
+    def spread(mask: int) -> int:
+        if not mask or not n_procs:
+            return 0
+        raw = np.frombuffer(mask.to_bytes(size, "little"), np.uint8)
+        members = np.flatnonzero(np.unpackbits(raw, bitorder="little")[:n])
+        return -(-int(weights[members].sum()) // n_procs)
+
+    head, tail = [0] * n, [0] * n
+    above, below = [0] * n, [0] * n  # bit k set: task k is an ancestor / a descendant
+    track = n_procs > 0
+    order = problem.topological_order.tolist()
+    for j in order:
+        for i in problem.predecessors(j).tolist():
+            head[j] = max(head[j], head[i] + ints[i])
+            if track:
+                above[j] |= above[i] | (1 << i)
+        head[j] = max(head[j], spread(above[j]))
+    for i in reversed(order):
+        for j in problem.successors(i).tolist():
+            tail[i] = max(tail[i], tail[j] + ints[j])
+            if track:
+                below[i] |= below[j] | (1 << j)
+        tail[i] = max(tail[i], spread(below[i]))
+    return head, tail
+
+
+#: Above this many tasks :func:`precedence_spread` keeps to the longest paths.
+_SPREAD_MAX_TASKS = 5000
 #: Most window ends (``t1`` and ``t2`` each) :func:`_energy_bound` tries per pass.
 _ENERGY_STEPS = 64
 
 
-def _energy_bound(problem: Problem, least: np.ndarray, n_procs: int, start: int) -> int:
+def _energy_bound(
+    problem: Problem,
+    least: np.ndarray,
+    n_procs: int,
+    start: int,
+    windows: tuple[list[int], list[int]] | None = None,
+) -> int:
     """Energetic reasoning on the integer data, written for the witnesses alone.
 
-    Task ``i`` starts no sooner than its head ``r_i`` (the longest path of least
-    costs before it) and ends at least its tail ``q_i`` before the makespan ``M``.
+    Task ``i`` starts no sooner than its head ``r_i`` and ends at least its tail
+    ``q_i`` before the makespan ``M`` (:func:`precedence_spread` of the least costs,
+    or ``windows``).
     Inside a window ``[t1, M - t2]`` it then runs at least ``rem_i = max(0, c_i -
     max(0, t1 - r_i) - max(0, t2 - q_i))``, ``c_i`` its least cost, on whatever
     processor; the ``P`` processors offer ``P (M - t1 - t2)`` there. So ``M >= t1 +
@@ -247,15 +316,9 @@ def _energy_bound(problem: Problem, least: np.ndarray, n_procs: int, start: int)
     if n == 0 or not np.all(np.isfinite(least)) or float(least.sum()) * 2 > 2.0**62:
         return start
     c = least.astype(np.int64)
-    head = np.zeros(n, dtype=np.int64)
-    tail = np.zeros(n, dtype=np.int64)
-    order = problem.topological_order.tolist()
-    for j in order:
-        for i in problem.predecessors(j).tolist():
-            head[j] = max(head[j], head[i] + c[i])
-    for i in reversed(order):
-        for j in problem.successors(i).tolist():
-            tail[i] = max(tail[i], tail[j] + c[j])
+    before, after = precedence_spread(problem, least, n_procs) if windows is None else windows
+    head = np.asarray(before, dtype=np.int64)
+    tail = np.asarray(after, dtype=np.int64)
 
     def ends(values: np.ndarray) -> np.ndarray:
         distinct = np.unique(values)

@@ -46,7 +46,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.result import Result
-from models._refute import Floored, Verdict, _retime, set_threads
+from models._refute import Floored, Verdict, _retime, precedence_spread, set_threads
 
 __all__ = [
     "identical_without_communication",
@@ -116,20 +116,22 @@ def witness_for(problem: Problem, result: Result) -> str | None:
 
 
 def _windows(problem: Problem, cost: np.ndarray, target: int) -> tuple[list[int], list[int]]:
-    """Earliest start and latest start of every task under ``target`` (longest paths)."""
-    n = problem.n_tasks
-    head = [0] * n
-    tail = [0] * n  # own cost included
-    order = problem.topological_order.tolist()
-    for i in order:
-        for j in problem.successors(i).tolist():
-            head[j] = max(head[j], head[i] + int(cost[i]))
-    for i in reversed(order):
-        best = 0
-        for j in problem.successors(i).tolist():
-            best = max(best, tail[j])
-        tail[i] = int(cost[i]) + best
-    return head, [target - t for t in tail]
+    """Earliest and latest start of every task under ``target``.
+
+    :func:`models._refute.precedence_spread`: the longest path before the task or
+    the work of all its ancestors spread over the ``P`` processors, whichever is
+    longer, and the mirror over its descendants. On STG 100-task instances on two
+    processors this alone empties a window at the claim less one (100/rand0012 at
+    311, rand0075 at 480), and the time-indexed model refutes in no time.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([2, 2, 2, 1], [(0, 3), (1, 3), (2, 3)], n_processors=2)
+    >>> _windows(p, np.array([2, 2, 2, 1]), 5)
+    ([0, 0, 0, 3], [2, 2, 2, 4])
+    """
+    head, tail = precedence_spread(problem, cost, problem.n_processors)
+    return head, [target - int(c) - t for c, t in zip(cost.tolist(), tail, strict=True)]
 
 
 def _solver(time_limit: float | None, seed: int, workers: int = 1) -> Any:
