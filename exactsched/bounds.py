@@ -40,6 +40,8 @@ __all__ = [
     "energetic_bound",
     "path_load_bound",
     "path_load_seconds",
+    "precedence_load_bound",
+    "spread_paths",
     "longest_paths",
     "lower_bounds",
     "lower_bound",
@@ -241,7 +243,7 @@ def _dual_class_load(cost: np.ndarray, size: np.ndarray, steps: int = 400) -> fl
 # Thresholds per side of the windows of :func:`energetic_bound` (quantiles of the
 # heads and of the tails): at most ENERGETIC_STEPS**2 windows, each O(n x classes),
 # fewer so that windows x n x classes stays within ENERGETIC_CELLS (about 0.1 s).
-ENERGETIC_STEPS = 12
+ENERGETIC_STEPS = 64
 ENERGETIC_CELLS = 4_000_000
 
 
@@ -270,14 +272,100 @@ def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.nda
     return head, tail
 
 
+#: Above this many tasks :func:`spread_paths` keeps to the longest paths (its sets of
+#: ancestors and descendants take n^2 bits).
+SPREAD_MAX_TASKS = 5000
+
+
+def spread_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Heads and tails of the least costs, raised by the work before and after each task.
+
+    Every ancestor of ``j`` ends before ``j`` starts, so the ``P`` processors
+    spend at least ``W_anc(j) / P`` on them first: ``head[j] = max(longest path,
+    W_anc(j) / P)``, propagated along the arcs; ``tail[i]`` mirrors it with the
+    descendants. ``W`` sums the least costs (delays only add). On integer data the
+    optimum has integer starts, so each term is rounded up. Cached per problem;
+    :func:`longest_paths` alone above :data:`SPREAD_MAX_TASKS` tasks.
+
+    Examples
+    --------
+    >>> # Three tasks of 2 before a task of 1, on 2 processors: it starts at 3 or later.
+    >>> p = Problem.from_lists([2, 2, 2, 1], [(0, 3), (1, 3), (2, 3)], n_processors=2)
+    >>> [a.tolist() for a in spread_paths(p)]
+    [[0.0, 0.0, 0.0, 3.0], [1.0, 1.0, 1.0, 0.0]]
+    """
+    return _cached(problem, "spread_paths", _spread_paths)
+
+
+def _spread_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    n, n_procs = problem.n_tasks, problem.n_processors
+    dur = problem.min_cost()
+    if n > SPREAD_MAX_TASKS or n == 0:
+        return longest_paths(problem, dur)
+    words = (n + 63) // 64
+    bit = np.uint64(1) << (np.arange(n) % 64).astype(np.uint64)
+    word = np.arange(n) // 64
+
+    def closure(forward: bool) -> np.ndarray:
+        """Row i: the set of tasks before i (forward) or after it, as bits."""
+        sets = np.zeros((n, words), dtype=np.uint64)
+        order = problem.topological_order.tolist()
+        for j in order if forward else reversed(order):
+            near = problem.predecessors(j) if forward else problem.successors(j)
+            for i in near.tolist():
+                sets[j] |= sets[i]
+                sets[j, word[i]] |= bit[i]
+        return sets
+
+    def work(sets: np.ndarray) -> np.ndarray:
+        members = np.unpackbits(sets.view(np.uint8), axis=1, bitorder="little")[:, :n]
+        return members @ dur / n_procs
+
+    before, after = work(closure(True)), work(closure(False))
+    if problem.is_integral:  # an optimal schedule has integer starts
+        before, after = np.ceil(before - 1e-6) + 0.0, np.ceil(after - 1e-6) + 0.0  # no -0.0
+    head = np.zeros(n)
+    tail = np.zeros(n)
+    order = problem.topological_order.tolist()
+    for j in order:
+        preds = problem.predecessors(j)
+        head[j] = max(before[j], (head[preds] + dur[preds]).max() if len(preds) else 0.0)
+    for i in reversed(order):
+        succs = problem.successors(i)
+        tail[i] = max(after[i], (tail[succs] + dur[succs]).max() if len(succs) else 0.0)
+    return head, tail
+
+
+def precedence_load_bound(problem: Problem) -> float:
+    """The longest chain of work through a task: before it, itself, after it.
+
+    ``max_i head_i + c_i + tail_i`` with the heads and tails of
+    :func:`spread_paths` (``c_i`` the least cost): the work of a task's
+    ancestors spread over the processors, the task, then its descendants' work.
+    It closes STG 100/rand0163 on 2 processors at 415 and rand0155 on 4 at 181,
+    where the load and the critical path are far below.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([2, 2, 2, 1, 2, 2], [(0, 3), (1, 3), (2, 3), (3, 4), (3, 5)],
+    ...                        n_processors=2)
+    >>> critical_path_bound(p), load_bound(p), precedence_load_bound(p)
+    (5.0, 5.5, 6.0)
+    """
+    if problem.n_tasks == 0:
+        return 0.0
+    head, tail = spread_paths(problem)
+    return float((head + problem.min_cost() + tail).max())
+
+
 def energetic_bound(
     problem: Problem, *, start: float = 0.0, steps: int = ENERGETIC_STEPS
 ) -> float:
     """Work that must fall inside a time window, per processor class.
 
-    Task ``i`` cannot start before its head ``r_i`` (least-cost longest path of
-    its predecessors) and must end ``q_i`` (its tail, the least-cost longest
-    path of its successors) before the makespan ``M``. So inside the window
+    Task ``i`` cannot start before its head ``r_i`` and must end ``q_i`` (its
+    tail) before the makespan ``M`` (:func:`spread_paths`: the least-cost longest
+    paths, raised by the work of its ancestors and descendants). So inside the window
     ``[t1, M - t2]`` it runs at least ``c_ig - max(0, t1 - r_i) - max(0, t2 -
     q_i)`` on whatever class ``g`` it is given, and class ``g`` offers
     ``m_g (M - t1 - t2)`` there. For weights ``w`` on the classes (any
@@ -285,9 +373,9 @@ def energetic_bound(
     rem_ig / m_g``, the dual of the class-load LP of :func:`class_load_bound`
     on the window. The argument needs a non-empty window, so only windows with
     ``t1 + t2`` at most a proven bound are used (``start``, then each better
-    bound found, to a fixed point). Windows: ``steps`` quantiles of the heads
-    times ``steps`` of the tails (fewer on large instances, see
-    ``ENERGETIC_CELLS``); weights: ``m_g / P`` and the best of a short
+    bound found, to a fixed point). Windows: the distinct heads times the distinct
+    tails, or ``steps`` quantiles of each when there are more (fewer on large
+    instances, see ``ENERGETIC_CELLS``); weights: ``m_g / P`` and the best of a short
     dual ascent on the whole problem. With one class and ``t1 = t2 = 0`` it is
     :func:`load_bound`; it also charges the idle time forced at the start and
     end of the schedule [2]_.
@@ -304,27 +392,34 @@ def energetic_bound(
     size = np.array([len(c) for c in classes], dtype=float)
     if problem.n_tasks == 0:
         return float(start)
-    head, tail = longest_paths(problem, problem.min_cost())
+    head, tail = spread_paths(problem)
     weights = [size / size.sum()]
     if len(classes) > 1:
         ascent = max(1, min(200, ENERGETIC_CELLS // (problem.n_tasks * len(classes))))
         weights.append(_best_dual_weights(cost, size, steps=ascent))
     scaled = [w / size for w in weights]
-    steps = min(steps, int(math.sqrt(ENERGETIC_CELLS / (problem.n_tasks * len(classes)))))
-    quantiles = np.linspace(0.0, 1.0, max(2, steps))
-    firsts = np.unique(np.quantile(head, quantiles))
-    lasts = np.unique(np.quantile(tail, quantiles))
+    steps = max(2, min(steps, int(math.sqrt(ENERGETIC_CELLS / (problem.n_tasks * len(classes))))))
+
+    def ends(values: np.ndarray) -> np.ndarray:
+        distinct = np.unique(values)
+        if len(distinct) <= steps:
+            return distinct
+        return np.unique(np.quantile(values, np.linspace(0.0, 1.0, steps)))
+
+    firsts, lasts = ends(head), ends(tail)
+    late = np.maximum(0.0, lasts[:, None] - tail[None, :])[:, :, None]  # (t2, task, 1)
     best = float(start)
     while True:
         before = best
         for t1 in firsts:
-            early = np.maximum(0.0, t1 - head)[:, None]
-            for t2 in lasts:
-                if t1 + t2 > best:  # the window [t1, M - t2] must be non-empty
-                    continue
-                rem = np.maximum(0.0, cost - early - np.maximum(0.0, t2 - tail)[:, None])
-                for w in scaled:
-                    best = max(best, float(t1 + t2 + (rem * w).min(axis=1).sum()))
+            usable = t1 + lasts <= best  # the window [t1, M - t2] must be non-empty
+            if not usable.any():
+                continue
+            early = np.maximum(0.0, t1 - head)[None, :, None]
+            rem = np.maximum(0.0, cost[None, :, :] - early - late[usable])  # (t2, task, G)
+            for w in scaled:
+                inside = (rem * w).min(axis=2).sum(axis=1)
+                best = max(best, float((t1 + lasts[usable] + inside).max()))
         if best <= before * (1 + 1e-12):
             break
     # Float sums: shave a hair off what the windows added.
@@ -389,7 +484,8 @@ def lower_bounds(problem: Problem) -> dict[str, float]:
     >>> sorted((k, round(v, 9)) for k, v in lower_bounds(p).items())
     ... # doctest: +NORMALIZE_WHITESPACE
     [('class_load', 4.0), ('critical_path', 8.0), ('energetic', 10.0), ('isolation', 0.0),
-     ('load', 4.0), ('optimistic_critical_path', 10.0), ('path_load', 10.0)]
+     ('load', 4.0), ('optimistic_critical_path', 10.0), ('path_load', 10.0),
+     ('precedence_load', 8.0)]
     """
     return dict(_cached(problem, "lower_bounds", _lower_bounds))
 
@@ -402,6 +498,7 @@ def _lower_bounds(problem: Problem) -> dict[str, float]:
         "class_load": class_load_bound(problem),
         "isolation": isolation_bound(problem),
         "path_load": path_load_bound(problem),
+        "precedence_load": precedence_load_bound(problem),
     }
     # Its windows are only sound below a proven bound: start from the others.
     values["energetic"] = energetic_bound(problem, start=max(values.values()))
