@@ -42,6 +42,7 @@ __all__ = [
     "path_load_seconds",
     "precedence_load_bound",
     "spread_paths",
+    "SPREAD_MAX_TASKS",
     "longest_paths",
     "lower_bounds",
     "lower_bound",

@@ -62,6 +62,7 @@ from ortools.sat.python import cp_model
 from exactsched.bounds import (
     ENERGETIC_CELLS,
     ENERGETIC_STEPS,
+    SPREAD_MAX_TASKS,
     class_load_bound,
     critical_path_bound,
     isolation_bound,
@@ -770,8 +771,13 @@ def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
     classes = len(processor_classes(problem))
     lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
     lp += path_load_seconds(problem, classes)
-    # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass).
-    lp += 1e-7 * min(ENERGETIC_CELLS, ENERGETIC_STEPS**2 * problem.n_tasks * classes)
+    # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass), one
+    # per distinct head, distinct tail, task and class; the spread heads and tails
+    # under them: a bit-set row per arc and n^2 bits (exactsched.bounds.spread_paths).
+    steps = min(ENERGETIC_STEPS, problem.n_tasks)
+    lp += 1e-7 * min(ENERGETIC_CELLS, steps**2 * problem.n_tasks * classes)
+    if problem.n_tasks <= SPREAD_MAX_TASKS:
+        lp += 3e-6 * len(problem.arc_src) + 2e-9 * problem.n_tasks**2
     if classes > 1 and "scipy.optimize" not in sys.modules:
         lp += 0.6  # the first LP imports scipy.optimize
     ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2
