@@ -245,7 +245,7 @@ def _dual_class_load(cost: np.ndarray, size: np.ndarray, steps: int = 400) -> fl
 # heads and of the tails): at most ENERGETIC_STEPS**2 windows, each O(n x classes),
 # fewer so that windows x n x classes stays within ENERGETIC_CELLS (about 0.1 s).
 ENERGETIC_STEPS = 64
-ENERGETIC_CELLS = 4_000_000
+ENERGETIC_CELLS = 1_000_000
 
 
 def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
