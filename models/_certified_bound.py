@@ -14,9 +14,9 @@ lower targets by bisection between the witness's own bound
 ``t`` proves every schedule of the original data at least ``(t + 1) /
 resolution`` long (the data are the original ones or rounded down, a
 relaxation; :mod:`models._refute`). Each attempt gets half the time left, so a
-time out leaves time for a lower target. A witness schedule at or below a
-target is validated and returned: if it is shorter than the claim it catches
-a false proof, which the caller reports.
+time out leaves time for a lower target. A witness schedule met at some
+target ends the ladder and is returned: the caller validates it and, when it is
+shorter than the claim, reports a caught false proof.
 
 The bound rests on the witness's verdicts alone, never on the method's proof or
 the engine's bound, so it holds whether the claim is true or not.
