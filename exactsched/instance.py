@@ -41,6 +41,7 @@ import json
 import math
 import os
 import re
+import stat
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -137,6 +138,9 @@ def _read_text(path: str | os.PathLike[str]) -> bytes:
     A NUL byte can never occur in JSON text, so ``/dev/zero``, binaries and
     random data are refused at their first chunk instead of filling memory.
     """
+    why = not_a_file(path)
+    if why:
+        raise ValueError(why)
     parts: list[bytes] = []
     size = 0
     with Path(path).open("rb") as fh:
@@ -148,6 +152,29 @@ def _read_text(path: str | os.PathLike[str]) -> bytes:
                 raise ValueError(f"larger than {MAX_FILE_BYTES >> 20} MiB")
             parts.append(chunk)
     return b"".join(parts)
+
+
+def not_a_file(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be read as an input file without waiting forever, or None.
+
+    A named pipe (FIFO) with no writer blocks the reader for good, and a socket
+    cannot be opened as a file; the readers refuse both at once. Anything else,
+    including a missing path, is left to the open that follows.
+
+    Examples
+    --------
+    >>> not_a_file("examples/topcuoglu2002.json") is None
+    True
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file: reading it could wait forever"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return None
 
 
 class _DuplicateKey(ValueError):

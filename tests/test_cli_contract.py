@@ -52,6 +52,7 @@ def files(tmp_path_factory):
     (tmp / "folder").mkdir()
     (tmp / "empty.json").write_bytes(b"")
     (tmp / "binary.json").write_bytes(bytes(range(256)) * 4)
+    os.mkfifo(tmp / "fifo.json")  # a named pipe no one writes to: reading it would block
     problem = load_instance(EXAMPLE)
     schedule = solve(problem, "heft").schedule
     (tmp / "heft.json").write_text(json.dumps(schedule.to_json()))
@@ -72,6 +73,7 @@ def files(tmp_path_factory):
         "folder": str(tmp / "folder"),
         "empty": str(tmp / "empty.json"),
         "binary": str(tmp / "binary.json"),
+        "fifo": str(tmp / "fifo.json"),
         "schedule": str(tmp / "heft.json"),
         "invalid": str(tmp / "invalid.json"),
         "db": str(db),
@@ -111,7 +113,7 @@ PATH_CASES = {
                   "{out}.json"]],
     "convert": [["convert", "{bad}", "-o", "{out}.json", "--platform", "single-gpu"]],
 }  # fmt: skip
-BAD_PATHS = ("missing", "folder", "empty", "binary")
+BAD_PATHS = ("missing", "folder", "empty", "binary", "fifo")
 
 
 def _fill(argv, files, bad):
