@@ -71,7 +71,14 @@ class _Lexer:
         while pos < len(text):
             match = _TOKEN.match(text, pos)
             if match is None:
-                raise InstanceError(f"{label}:{line}: unexpected character {text[pos]!r}")
+                word = re.match(r"[^\s;,\]\[{}=]+", text[pos:])
+                near = f" in {word.group()!r}" if word and len(word.group()) > 1 else ""
+                hint = ""
+                if word and re.fullmatch(r"-?[0-9.]+[eE][-+]?[0-9]+", word.group()):
+                    hint = " (a DOT number has no exponent: quote it, e.g. \"1e3\")"
+                raise InstanceError(
+                    f"{label}:{line}: unexpected character {text[pos]!r}{near}{hint}"
+                )
             kind, value = match.lastgroup or "", match.group()
             if kind == "string":  # a quoted ID is never a keyword
                 self.quoted.add(len(self.tokens))
