@@ -241,17 +241,20 @@ def _dual_class_load(cost: np.ndarray, size: np.ndarray, steps: int = 400) -> fl
     return best
 
 
-# Thresholds per side of the windows of :func:`energetic_bound` (quantiles of the
-# heads and of the tails): at most ENERGETIC_STEPS**2 windows, each O(n x classes),
-# fewer so that windows x n x classes stays within ENERGETIC_CELLS (about 0.1 s).
+# Window ends per side of :func:`energetic_bound` (the distinct heads and tails, or
+# that many quantiles of them): at most ENERGETIC_STEPS**2 windows, each O(n x classes),
+# fewer so that windows x n x classes stays within ENERGETIC_CELLS per pass.
 ENERGETIC_STEPS = 64
 ENERGETIC_CELLS = 1_000_000
 
 
-def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def longest_paths(
+    problem: Problem, dur: np.ndarray, *, at_least: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Heads (longest path before a task) and tails (longest path after it) with ``dur``.
 
     No communication: the paths add the durations of the tasks on them only.
+    ``at_least``: floors of each head and tail, propagated along the paths too.
 
     Examples
     --------
@@ -261,15 +264,17 @@ def longest_paths(problem: Problem, dur: np.ndarray) -> tuple[np.ndarray, np.nda
     """
     head = np.zeros(problem.n_tasks)
     tail = np.zeros(problem.n_tasks)
+    if at_least is not None:
+        head[:], tail[:] = at_least
     order = problem.topological_order.tolist()
     for j in order:
         preds = problem.predecessors(j)
         if len(preds):
-            head[j] = (head[preds] + dur[preds]).max()
+            head[j] = max(head[j], (head[preds] + dur[preds]).max())
     for i in reversed(order):
         succs = problem.successors(i)
         if len(succs):
-            tail[i] = (tail[succs] + dur[succs]).max()
+            tail[i] = max(tail[i], (tail[succs] + dur[succs]).max())
     return head, tail
 
 
@@ -325,16 +330,7 @@ def _spread_paths(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     before, after = work(closure(True)), work(closure(False))
     if problem.is_integral:  # an optimal schedule has integer starts
         before, after = np.ceil(before - 1e-6) + 0.0, np.ceil(after - 1e-6) + 0.0  # no -0.0
-    head = np.zeros(n)
-    tail = np.zeros(n)
-    order = problem.topological_order.tolist()
-    for j in order:
-        preds = problem.predecessors(j)
-        head[j] = max(before[j], (head[preds] + dur[preds]).max() if len(preds) else 0.0)
-    for i in reversed(order):
-        succs = problem.successors(i)
-        tail[i] = max(after[i], (tail[succs] + dur[succs]).max() if len(succs) else 0.0)
-    return head, tail
+    return longest_paths(problem, dur, at_least=(before, after))
 
 
 def precedence_load_bound(problem: Problem) -> float:

@@ -177,6 +177,18 @@ def not_a_file(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+def refuse_if_not_a_file(path: str | os.PathLike[str], what: str = "cannot read file") -> None:
+    """Raise ``InstanceError("PATH: WHAT: why")`` when :func:`not_a_file` says why.
+
+    Examples
+    --------
+    >>> refuse_if_not_a_file("examples/topcuoglu2002.json")  # a regular file: nothing
+    """
+    why = not_a_file(path)
+    if why:
+        raise InstanceError(f"{path}: {what}: {why}")
+
+
 class _DuplicateKey(ValueError):
     """Raised inside the JSON parser for a key repeated in one object."""
 

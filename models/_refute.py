@@ -187,14 +187,12 @@ def witness_bound(problem: Problem, data: Floored) -> int:
 
     * the optimistic path with communication: the earliest finish of each task
       on each processor when every predecessor sits where it arrives soonest
-      (no delay on the same processor);
-    * the least-cost path without communication (cheap, for platforms too
-      large for the one above);
+      (no delay on the same processor; skipped on platforms too large for it);
     * the load: the least costs of all tasks spread over the processors,
       rounded up;
     * through each task: the work of its ancestors spread over the processors, its
       least cost, and the work of its descendants spread likewise
-      (:func:`precedence_spread`);
+      (:func:`precedence_spread`; at least the least-cost path through it);
     * energetic reasoning (:func:`_energy_bound`): the work that must fall inside a
       window ``[t1, M - t2]``, spread over the processors.
 
@@ -207,22 +205,15 @@ def witness_bound(problem: Problem, data: Floored) -> int:
     n, n_procs = problem.n_tasks, problem.n_processors
     if n == 0:
         return 0
-    cost = data.cost  # inf outside the affinity
-    least = np.where(np.isfinite(cost), cost, np.inf).min(axis=1)
-    load = -(-int(sum(int(c) for c in least.tolist())) // n_procs)
-    chain = [0] * n  # least-cost path ending at each task, without communication
-    for j in problem.topological_order.tolist():
-        preds = problem.predecessors(j).tolist()
-        chain[j] = int(least[j]) + max((chain[i] for i in preds), default=0)
-    bound = max(chain)
+    cost = data.cost  # inf outside the affinity; every task may run somewhere
+    least = cost.min(axis=1)
+    bound = -(-int(sum(int(c) for c in least.tolist())) // n_procs)  # the load
     if problem.n_edges * n_procs * n_procs <= _WINDOW_CELLS:
         head, _ = placement_windows(problem, data, tails=False)
         bound = max(bound, int((head + cost).min(axis=1).max()))
-    if not np.all(np.isfinite(least)):
-        return max(bound, load)
     before, after = precedence_spread(problem, least, n_procs)
     spread = max(b + int(c) + a for b, c, a in zip(before, least.tolist(), after, strict=True))
-    return _energy_bound(problem, least, n_procs, max(bound, load, spread), (before, after))
+    return _energy_bound(problem, least, n_procs, max(bound, spread), (before, after))
 
 
 def precedence_spread(

@@ -504,16 +504,18 @@ def _ladder(
     """
     from models._certified_bound import bound_ladder
 
-    timed_out = [
-        name
-        for name in chosen
-        if name in _CPSAT_WITNESSES
-        and report["witnesses"].get(name, {}).get("outcome") == "unknown"
-        and str(report["witnesses"][name].get("reason", "")).startswith("CP-SAT:")
-    ]
-    if not timed_out:
+    name = next(
+        (
+            name
+            for name in chosen
+            if name in _CPSAT_WITNESSES
+            and report["witnesses"].get(name, {}).get("outcome") == "unknown"
+            and str(report["witnesses"][name].get("reason", "")).startswith("CP-SAT:")
+        ),
+        None,
+    )
+    if name is None:
         return None
-    name = timed_out[0]
     question = _question(relaxed, claim, grid, _CPSAT_MAX)
     if question is None or question.target <= 0:
         return None

@@ -119,11 +119,10 @@ class Store:
         if readonly:
             self._db = _open_readonly(self.path)
             return
-        from exactsched.instance import not_a_file
+        from exactsched.instance import refuse_if_not_a_file
 
-        why = None if self.path == ":memory:" else not_a_file(self.path)
-        if why:
-            raise InstanceError(f"{self.path}: not a study database: {why}")
+        if self.path != ":memory:":
+            refuse_if_not_a_file(self.path, "not a study database")
         try:
             # isolation_level=None: we open each transaction ourselves.
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
@@ -455,11 +454,9 @@ def _alive(owner: str, since: float, now: float, stale_after: float | None) -> b
 def _open_readonly(path: str) -> sqlite3.Connection:
     """A read-only connection to the study database ``path`` (see :class:`Store`)."""
     from exactsched.errors import InstanceError
-    from exactsched.instance import not_a_file
+    from exactsched.instance import refuse_if_not_a_file
 
-    why = not_a_file(path)
-    if why:
-        raise InstanceError(f"{path}: not a study database: {why}")
+    refuse_if_not_a_file(path, "not a study database")
     try:
         with open(path, "rb") as fh:
             header = fh.read(len(_HEADER))

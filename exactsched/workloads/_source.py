@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from exactsched.errors import InstanceError
-from exactsched.instance import not_a_file
+from exactsched.instance import refuse_if_not_a_file
 
 __all__ = ["read_source"]
 
@@ -26,9 +26,7 @@ def read_source(source: str | os.PathLike[str], what: str) -> tuple[str, str, Pa
             f"{what}: expected a path or the file text, got {type(source).__name__}"
         )
     path = Path(source)
-    why = not_a_file(path)
-    if why:
-        raise InstanceError(f"{path}: cannot read file: {why}")
+    refuse_if_not_a_file(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from exactsched.errors import InstanceError
-from exactsched.instance import not_a_file
+from exactsched.instance import refuse_if_not_a_file
 from exactsched.problem import Problem
 
 __all__ = ["FORMATS", "detect_format", "load_problem"]
@@ -59,9 +59,7 @@ def detect_format(path: str | os.PathLike[str], document: Any = None) -> str:
     if suffix in _EXTENSIONS:
         return _EXTENSIONS[suffix]
     if suffix != ".json":
-        why = not_a_file(path)
-        if why:
-            raise InstanceError(f"{path}: cannot read file: {why}")
+        refuse_if_not_a_file(path)
         try:
             with open(path, encoding="utf-8-sig") as fh:
                 head = fh.read(512).lstrip()
