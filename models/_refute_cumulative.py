@@ -212,6 +212,23 @@ def _colour(times: np.ndarray, cost: np.ndarray, n_procs: int) -> np.ndarray:
     return proc
 
 
+def _most_at_once(spans: list[tuple[int, int]]) -> int:
+    """Most of the half-open spans ``[lo, hi)`` that share a moment (empty spans count 0).
+
+    Examples
+    --------
+    >>> _most_at_once([(0, 3), (2, 5), (3, 4), (4, 4)])
+    2
+    """
+    kept = [(lo, hi) for lo, hi in spans if lo < hi]
+    events = sorted([(hi, -1) for _, hi in kept] + [(lo, 1) for lo, _ in kept])
+    most = now = 0
+    for _, step in events:  # at equal times an end (-1) sorts before a start
+        now += step
+        most = max(most, now)
+    return most
+
+
 def refute_cumulative(
     problem: Problem,
     data: Floored,
@@ -342,24 +359,43 @@ def refute_time_indexed(
     def running(i: int, t: int) -> tuple[Any, Any]:
         return started_by(i, t), started_by(i, t - int(cost[i]))
 
-    horizon = max(latest) + 1 if n else 0
-    for t in range(horizon):
-        terms, constant = [], 0
-        for i in range(n):
-            if cost[i] == 0 or not head[i] <= t < latest[i] + cost[i]:
-                continue
-            now, before = running(i, t)
-            for lit, sign in ((now, 1), (before, -1)):
-                if lit is True:
-                    constant += sign
-                elif lit is not False:
-                    terms.append(sign * lit)
-        if len(terms) + constant > n_procs:
-            model.add(sum(terms) + constant <= n_procs)
+    # Task i surely runs on its compulsory part [latest_i, head_i + c_i) and has a
+    # literal only in its two windows [head_i, latest_i) and [head_i + c_i, latest_i + c_i):
+    # rows and clauses are built there alone, so the model grows with the windows, not
+    # with the makespan (a 1e7-long task would otherwise cost 1e7 Python steps).
+    sized = [i for i in range(n) if cost[i] > 0]
+    if _most_at_once([(latest[i], head[i] + int(cost[i])) for i in sized]) > n_procs:
+        reason = f"more than {n_procs} tasks must run at once"
+        return Verdict("refuted", reason=reason, seconds=time.perf_counter() - started)
+    terms: dict[int, list[Any]] = {}
+    for i in sized:
+        for k, lit in enumerate(y[i]):  # y[i][k] = started_by(i, head_i + k)
+            terms.setdefault(head[i] + k, []).append(lit)
+            terms.setdefault(head[i] + k + int(cost[i]), []).append(-lit)
+    if terms:
+        # The constant part of the row at t: tasks surely started and not surely ended.
+        began = np.sort([latest[i] for i in sized])
+        done = np.sort([latest[i] + int(cost[i]) for i in sized])
+        times = np.array(sorted(terms))
+        constant = np.searchsorted(began, times, "right") - np.searchsorted(done, times, "right")
+        for t, fixed in zip(times.tolist(), constant.tolist(), strict=True):
+            if len(terms[t]) + fixed > n_procs:
+                model.add(sum(terms[t]) + fixed <= n_procs)
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
         if cost[a] == 0 or cost[b] == 0:
             continue
-        for t in range(max(head[a], head[b]), min(latest[a] + cost[a], latest[b] + cost[b])):
+        parts = [(latest[k], head[k] + int(cost[k])) for k in (a, b)]
+        if _most_at_once(parts) > 1:
+            pair = f"{problem.task_ids[a]!r} and {problem.task_ids[b]!r}"
+            reason = f"isolated tasks {pair} must run at the same time"
+            return Verdict("refuted", reason=reason, seconds=time.perf_counter() - started)
+        lo = max(head[a], head[b])
+        hi = min(latest[a] + cost[a], latest[b] + cost[b])
+        moments: set[int] = set()
+        for k in (a, b):  # elsewhere one of the two surely does not run
+            for first in (head[k], head[k] + int(cost[k])):
+                moments.update(range(max(lo, first), min(hi, first + latest[k] - head[k])))
+        for t in sorted(moments):
             # not (a running and b running) at t
             clause = []
             for k in (a, b):

@@ -650,7 +650,9 @@ def settle(problem: Problem, result: Result) -> Result:
     word only when certification was switched off (``certified=None``). Such a
     result becomes ``FEASIBLE`` with :func:`settled_bound` (the foundation bound,
     or a witness's proven bound when larger; ``stats["claim"]`` keeps what the
-    method claimed). Certified results come back unchanged.
+    method claimed). Certified results come back unchanged. A result that claims
+    nothing keeps its bound, except a CP-SAT bound above
+    :data:`CPSAT_TRUSTED_UNITS` scaled units (:func:`_engine_bound_checked`).
 
     Rule (d) is measured: on the frontier set (``benchmarks/frontier.py``) one
     two-worker run of ``cpsat`` claimed 105 optimal on a 90-task instance whose
@@ -658,7 +660,9 @@ def settle(problem: Problem, result: Result) -> Result:
     found no schedule of 104 within the solve's time, so the claim stayed
     uncertified, and before this rule it was reported ``optimal``.
     """
-    if result.certified or claimed_optimum(result) is None:
+    if claimed_optimum(result) is None:
+        return _engine_bound_checked(problem, result)
+    if result.certified:
         return result
     grid = data_grid(problem)
     reason = None
@@ -680,6 +684,35 @@ def settle(problem: Problem, result: Result) -> Result:
     if problem.is_integral and bound.is_integer():
         bound = int(bound)
     return replace(result, status=Status.FEASIBLE, lower_bound=bound, stats=stats)
+
+
+def _engine_bound_checked(problem: Problem, result: Result) -> Result:
+    """A ``feasible`` CP-SAT result keeps its engine's bound only where a proof would stand.
+
+    Above :data:`CPSAT_TRUSTED_UNITS` scaled units CP-SAT has proven a false
+    optimum, so its bound there is no proof either: the result falls back to
+    :func:`trusted_bound` (``stats["engine_bound"]`` keeps the engine's).
+
+    Examples
+    --------
+    >>> from exactsched import Placement, Problem, Result, Schedule, Status
+    >>> p = Problem.from_lists([[4e9]])
+    >>> late = Schedule({"t0": Placement("p0", 1e9, 5e9)})
+    >>> told = Result("cpsat", Status.FEASIBLE, late, 5e9, 4.5e9, 1.0, {"resolution": 1})
+    >>> _engine_bound_checked(p, told).lower_bound   # the foundation's, not the engine's
+    4000000000
+    """
+    bound = result.lower_bound
+    if result.method != "cpsat" or bound is None or result.makespan is None:
+        return result
+    units = float(result.makespan) * float(result.stats.get("resolution", 1.0))  # type: ignore[arg-type]
+    trusted = min(trusted_bound(problem), float(result.makespan))
+    if units <= CPSAT_TRUSTED_UNITS or float(bound) <= trusted:
+        return result
+    if problem.is_integral and trusted.is_integer():
+        trusted = int(trusted)
+    stats = {**dict(result.stats), "engine_bound": bound}
+    return replace(result, lower_bound=trusted, stats=stats)
 
 
 def apply_policy(

@@ -111,6 +111,19 @@ def test_class_load_dual_ascent_is_below_the_lp(seed: int) -> None:
     assert dual >= lp * 0.97
 
 
+@pytest.mark.parametrize("scale", [1e-10, 1e-9, 1.0, 1e12])
+def test_class_load_is_a_proof_at_every_magnitude(scale: float) -> None:
+    # An outside audit: at 1e-10 HiGHS's objective sat 1.5 % above an exactly
+    # feasible point of the LP (HiGHS's tolerances are absolute). The bound is now the
+    # dual's value at HiGHS's prices, computed on the data, so it scales with them.
+    rows = [[26, 12, 38, 23], [46, 34, 32, 35], [14, 48, 28, 31]]
+    p = Problem.from_lists([[c * scale for c in row] for row in rows])
+    feasible = 241920 / 16199 * scale  # x rows sum to 1, every class load <= m_g T
+    bound = class_load_bound(p)
+    assert bound <= feasible * (1 + 1e-12)
+    assert bound >= feasible * 0.999
+
+
 def test_identical_processors_class_load_is_load() -> None:
     # 18 units of work on two processors: 9, but no split reaches 9, so the optimum is 10
     p = Problem.from_lists([4, 4, 4, 4, 2], n_processors=2)

@@ -434,3 +434,28 @@ def test_an_undecided_certification_leaves_no_optimum() -> None:
     assert "no independent witness" in tried.stats["claim"]["why_not_optimal"]
     assert tried.lower_bound <= heft.makespan
     assert settle(problem, replace(claim, certified=None)).status is Status.OPTIMAL
+
+
+@pytest.mark.parametrize("scale", [1, 10**9])
+def test_a_cpsat_bound_stands_only_below_the_trusted_units(scale: int) -> None:
+    # At 1e9 the scaled makespan is past 2**31 units, where CP-SAT has proven a false
+    # optimum: neither its claim nor its bound is a proof there, so the result is
+    # feasible with the foundation bound (the engine's in stats["engine_bound"], or
+    # in stats["claim"] when it claimed an optimum).
+    document = random_instance(25, 8, topology="fat-tree", ccr=1.0, seed=4).to_json()
+    for task in document["tasks"]:
+        task["cost"] = [c * scale for c in task["cost"]]
+    for edge in document["edges"]:
+        edge["data"] *= scale
+    problem = load_instance(document)
+    result = exactsched.solve(problem, "cpsat", time_limit=1.0, workers=1, certify=False)
+    assert validate(problem, result.schedule) == []
+    engine = result.stats.get("engine_bound")
+    if scale == 1:
+        assert engine is None
+    else:
+        foundation = exactsched.lower_bound(problem)
+        assert result.status is Status.FEASIBLE and result.lower_bound == foundation
+        # The engine said more, as a bound or (when it closed the gap in time) a claim.
+        said = engine if engine is not None else result.stats["claim"]["bound"]
+        assert said > foundation

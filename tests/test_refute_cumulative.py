@@ -74,6 +74,35 @@ def test_time_indexed_declines_huge_horizons() -> None:
     assert verdict.outcome == "unknown" and "points" in verdict.reason
 
 
+@pytest.mark.parametrize("witness", WITNESSES)
+def test_long_tasks_with_narrow_windows(witness) -> None:
+    # Two chains (1 then K) whose heads are isolated: optimum K + 2. The time-indexed
+    # model has literals only in the windows; it once built a row per time unit, so
+    # K = 1e9 took hours whatever the time limit (an outside audit, K = 1e7: 57 s).
+    k = 10**9
+    problem = Problem.from_lists(
+        [1, k, 1, k], [(0, 1), (2, 3)], n_processors=2, isolation=[(0, 2)]
+    )
+    data = floored_data(problem, 1)
+    assert witness(problem, data, k + 1, time_limit=10).outcome == "refuted"
+    found = witness(problem, data, k + 2, time_limit=10)
+    assert found.outcome == "found" and validate(problem, found.schedule) == []
+
+
+@pytest.mark.parametrize(
+    ("isolation", "why"),
+    [([], "more than 2 tasks must run at once"), ([(0, 1)], "must run at the same time")],
+)
+def test_time_indexed_refutes_overlapping_compulsory_parts(isolation, why: str) -> None:
+    # Tasks of 10 within 15 surely run during [5, 10): three at once on two processors,
+    # or an isolated pair together, is refuted before any search.
+    problem = Problem.from_lists(
+        [10, 10, 10][: 3 - len(isolation)], n_processors=2, isolation=isolation
+    )
+    verdict = refute_time_indexed(problem, floored_data(problem, 1), 15)
+    assert verdict.outcome == "refuted" and why in verdict.reason
+
+
 def test_the_witness_differs_from_the_proof() -> None:
     problem = Problem.from_lists([3, 2, 2], [(0, 1)], n_processors=2)
     pooled = exactsched.solve(problem, "cpsat", time_limit=10, workers=1, certify=False)
