@@ -296,11 +296,14 @@ def refute_time_indexed(
     latest start). Precedence ``i -> j``: ``y[j, t]`` implies ``y[i, t - c_i]``.
     Capacity: the tasks running during ``[t, t + 1)`` are those with
     ``y[i, t] - y[i, t - c_i] = 1``, so ``sum_i y[i, t] - y[i, t - c_i] <= P``,
-    one linear row per time (a relaxation-strong, pure 0-1 formulation: no
-    interval variable and no scheduling propagator of the engine is used).
-    Isolation pairs: never running at the same time, a clause per time.
+    one linear row per time where a literal appears (outside its window ``y``
+    is a constant). A relaxation-strong, pure 0-1 formulation: no interval
+    variable and no scheduling propagator of the engine is used. Isolation
+    pairs: never running at the same time, a clause per such time. More than
+    ``P`` compulsory parts (``[latest_i, head_i + c_i)``, where a task surely
+    runs) at once, or an isolated pair's two, refute before any search.
     ``"unknown"`` when the windows hold more than ``max_points`` (task, time)
-    pairs (the model grows with the makespan in model units). ``workers``
+    pairs: the model grows with the windows, not with the makespan. ``workers``
     CP-SAT threads (1, the default, is deterministic).
 
     Examples
