@@ -182,15 +182,15 @@ def class_load_bound(problem: Problem, *, max_variables: int = 20_000) -> float:
         return load_bound(problem)
     cost = np.stack([problem.cost[:, c[0]] for c in classes], axis=1)  # (n, G)
     size = np.array([len(c) for c in classes], dtype=float)
-    if n * n_classes > max_variables:
-        return max(load_bound(problem), _dual_class_load(cost, size) * (1 - 1e-9))
-    weight = _class_load_weights(cost, size)
-    if weight is None:
-        return max(load_bound(problem), _dual_class_load(cost, size) * (1 - 1e-9))
-    return max(load_bound(problem), _class_load_dual_value(cost, size, weight) * (1 - 1e-9))
+    price = None if n * n_classes > max_variables else _class_load_prices(cost, size)
+    if price is None:  # too large for the LP, or not solved
+        value = _dual_class_load(cost, size)
+    else:
+        value = _class_load_dual_value(cost, size, price)
+    return max(load_bound(problem), value * (1 - 1e-9))
 
 
-def _class_load_weights(cost: np.ndarray, size: np.ndarray) -> np.ndarray | None:
+def _class_load_prices(cost: np.ndarray, size: np.ndarray) -> np.ndarray | None:
     """HiGHS's dual prices of the class rows of the class-load LP, or None if unsolved.
 
     The LP is solved on costs scaled to a largest finite cost of 1: HiGHS's
@@ -249,8 +249,6 @@ def _class_load_dual_value(cost: np.ndarray, size: np.ndarray, price: np.ndarray
         return 0.0
     allowed = np.isfinite(cost)
     least = np.where(allowed, np.where(allowed, cost, 0.0) * price, np.inf).min(axis=1)
-    if not np.isfinite(least).all():  # a task allowed nowhere: not a valid problem
-        return 0.0
     return float(least.sum() / scale)
 
 

@@ -671,7 +671,7 @@ def settle(problem: Problem, result: Result) -> Result:
     elif grid.exact and not grid.held:
         reason = "the data are beyond what floating point holds exactly"
     elif result.method == "cpsat":
-        units = float(result.makespan) * float(result.stats.get("resolution", 1.0))  # type: ignore[arg-type]
+        units = _scaled_units(result)
         if units > CPSAT_TRUSTED_UNITS:
             reason = f"a CP-SAT proof at {units:.3g} scaled units is not trusted alone"
     if reason is None and result.certified is False:
@@ -680,9 +680,8 @@ def settle(problem: Problem, result: Result) -> Result:
         return result
     claim = result.stats.get("claim") or {"makespan": result.makespan, "bound": result.lower_bound}
     stats = {**dict(result.stats), "claim": {**claim, "why_not_optimal": reason}}
-    bound: float = min(settled_bound(problem, result, grid), float(result.makespan))  # type: ignore[arg-type]
-    if problem.is_integral and bound.is_integer():
-        bound = int(bound)
+    bound = min(settled_bound(problem, result, grid), float(result.makespan))  # type: ignore[arg-type]
+    bound = _reported(problem, bound)
     return replace(result, status=Status.FEASIBLE, lower_bound=bound, stats=stats)
 
 
@@ -705,14 +704,23 @@ def _engine_bound_checked(problem: Problem, result: Result) -> Result:
     bound = result.lower_bound
     if result.method != "cpsat" or bound is None or result.makespan is None:
         return result
-    units = float(result.makespan) * float(result.stats.get("resolution", 1.0))  # type: ignore[arg-type]
-    trusted = min(trusted_bound(problem), float(result.makespan))
-    if units <= CPSAT_TRUSTED_UNITS or float(bound) <= trusted:
+    if _scaled_units(result) <= CPSAT_TRUSTED_UNITS:
         return result
-    if problem.is_integral and trusted.is_integer():
-        trusted = int(trusted)
+    trusted = min(trusted_bound(problem), float(result.makespan))
+    if float(bound) <= trusted:
+        return result
     stats = {**dict(result.stats), "engine_bound": bound}
-    return replace(result, lower_bound=trusted, stats=stats)
+    return replace(result, lower_bound=_reported(problem, trusted), stats=stats)
+
+
+def _scaled_units(result: Result) -> float:
+    """The makespan in the model's units (``stats["resolution"]`` per unit of time)."""
+    return float(result.makespan) * float(result.stats.get("resolution", 1.0))  # type: ignore[arg-type]
+
+
+def _reported(problem: Problem, bound: float) -> float:
+    """A bound as a result reports it: an int on integer data when it is whole."""
+    return int(bound) if problem.is_integral and bound.is_integer() else bound
 
 
 def apply_policy(
