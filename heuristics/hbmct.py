@@ -63,7 +63,7 @@ References
    2004), doi:10.1109/IPDPS.2004.1303065
 .. [2] T. McSweeney, "Scheduling with precedence constraints in
    high-performance computing", continuation report, University of
-   Manchester, 2020, sec. 2.3.6 and 4.7.
+   Manchester, 2019, sec. 2.3.6 and 4.7.
 """
 
 from __future__ import annotations
@@ -532,7 +532,7 @@ def hbmct(
     References
     ----------
     .. [1] Sakellariou, Zhao, IPDPS 2004.
-    .. [2] McSweeney, continuation report, 2020, sec. 2.3.6 and 4.7.
+    .. [2] McSweeney, continuation report, 2019, sec. 2.3.6 and 4.7.
     """
     if group_policy not in GROUP_POLICIES:
         raise MethodError(

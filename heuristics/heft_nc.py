@@ -23,6 +23,9 @@ to ``p_j`` ("crosses") if ``W_t / W_abstract <= x`` and to ``p_f`` if not.
 The paper suggests the cross threshold ``x = 0.3``. ``x = inf`` always
 crosses: HEFT with the ``nc`` ranking, which the report calls the natural
 baseline (sec. 4.4), except that an EFT tie goes to a fastest processor.
+``inf`` is for Python calls of :func:`heft_nc`; :func:`exactsched.solve` and the
+CLI take finite options only, where ``x = 1e308`` crosses unless a ratio
+overflows.
 
 Generalisation (the paper has one CPU and one GPU type):
 
@@ -53,7 +56,7 @@ References
    doi:10.1109/PDCAT.2013.40
 .. [2] T. McSweeney, "Scheduling with precedence constraints in
    high-performance computing", continuation report, University of
-   Manchester, 2020, sec. 2.3.4 and 4.4.
+   Manchester, 2019, sec. 2.3.4 and 4.4.
 """
 
 from __future__ import annotations
@@ -115,7 +118,7 @@ def no_cross_select(
     References
     ----------
     .. [1] Shetti, Fahmy, Bretschneider, PDCAT 2013, sec. IV.
-    .. [2] McSweeney, continuation report, 2020, sec. 4.4 (several fastest processors).
+    .. [2] McSweeney, continuation report, 2019, sec. 4.4 (several fastest processors).
     """
     x = float(x)
     if not x >= 0:
@@ -167,7 +170,8 @@ def heft_nc(
     problem : Problem
     x : float
         Cross threshold (default 0.3, the paper's suggestion); ``inf`` gives
-        HEFT with the ``ranking`` priorities.
+        HEFT with the ``ranking`` priorities (a direct call only: ``solve``
+        takes finite options, ``1e308`` there).
     ranking : str
         Weighting of the upward rank (:data:`heuristics.ranking.WEIGHTINGS`);
         default ``"nc"``, the paper's. The crossing test always uses the NC
@@ -202,7 +206,7 @@ def heft_nc(
     References
     ----------
     .. [1] Shetti, Fahmy, Bretschneider, PDCAT 2013.
-    .. [2] McSweeney, continuation report, 2020, sec. 2.3.4 and 4.4.
+    .. [2] McSweeney, continuation report, 2019, sec. 2.3.4 and 4.4.
     """
     select = no_cross_select(problem, x, tie)
     return list_schedule(

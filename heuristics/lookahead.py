@@ -73,7 +73,7 @@ References
    algorithm", 18th Euromicro PDP, 27-34, 2010. doi:10.1109/PDP.2010.56
 .. [2] T. McSweeney, "Scheduling with precedence constraints in
    high-performance computing", continuation report, University of
-   Manchester, 2020, sec. 2.3.3 and 4.5.
+   Manchester, 2019, sec. 2.3.3 and 4.5.
 """
 
 from __future__ import annotations
@@ -342,7 +342,7 @@ def heft_lookahead(
     References
     ----------
     .. [1] Bittencourt, Sakellariou, Madeira, Euromicro PDP 2010.
-    .. [2] McSweeney, continuation report, 2020, sec. 2.3.3 and 4.5.
+    .. [2] McSweeney, continuation report, 2019, sec. 2.3.3 and 4.5.
     """
     _check(variant, child_sampling, n_children, proc_samples)
     rank = upward_rank(problem, ranking)

@@ -58,7 +58,7 @@ References
    doi:10.3844/jcssp.2007.94.103
 .. [2] T. McSweeney, "Scheduling with precedence constraints in
    high-performance computing", continuation report, University of
-   Manchester, 2020, sec. 2.3.5 and 4.3.
+   Manchester, 2019, sec. 2.3.5 and 4.3.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def pets(
     References
     ----------
     .. [1] Ilavarasan, Thambidurai, J. Computer Sciences 3(2), 2007.
-    .. [2] McSweeney, continuation report, 2020, sec. 2.3.5 and 4.3.
+    .. [2] McSweeney, continuation report, 2019, sec. 2.3.5 and 4.3.
     """
     _check_policy(policy)
     rank, acc = pets_rank(problem, dtc)
@@ -284,7 +284,7 @@ def levelized_heft(
 
     References
     ----------
-    .. [1] McSweeney, continuation report, 2020, sec. 4.3.
+    .. [1] McSweeney, continuation report, 2019, sec. 4.3.
     .. [2] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002 (upward rank).
     """
     _check_policy(policy)

@@ -1,5 +1,7 @@
 """Tests of CPOP (heuristics.cpop)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,17 @@ def test_unknown_ranking():
 )
 def test_edge_cases(problem):
     assert validate(problem, cpop(problem)) == []
+
+
+def test_speedup_ranking_with_a_zero_cost_fastest_processor_keeps_the_critical_path():
+    # a and b each cost 0 on their fastest processor: speedup x / 0. Infinite
+    # weights made every rank inf and the path stop at the entry (inf - inf);
+    # they now count as the largest finite ratio, so the chain stays critical.
+    p = Problem.from_lists([[0, 4], [3, 0], [2, 2]], [(0, 1, 3), (1, 2, 1)])
+    prio = upward_rank(p, "speedup") + downward_rank(p, "speedup")
+    assert np.isfinite(prio).all()
+    assert critical_path(p, prio) == [0, 1, 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = cpop(p, ranking="speedup")
+    assert validate(p, s) == []

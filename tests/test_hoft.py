@@ -9,6 +9,7 @@ from shared_cases import small_zoo
 import exactsched
 from exactsched import MethodError, Problem, load_instance, validate
 from exactsched.generators import TOPOLOGIES, random_instance
+from exactsched.workloads.cholesky import cholesky_instance
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.hoft import (
     child_estimates,
@@ -155,8 +156,10 @@ def test_child_estimates_take_the_best_of_tied_preferred_processors():
 
 
 def test_child_estimates_share_the_only_preferred_processor():
-    # t1's only preferred processor is p0: from p0 it stays there even for "other".
-    for mode in ("other", "any"):
+    # t1's only preferred processor is p0: from p0 it stays there even for "other";
+    # "paper" too, as a fully-connected network prices transfers by position, not
+    # by type, so it has no "other processor of p0's type" to charge.
+    for mode in ("paper", "other", "any"):
         assert child_estimates(_chain(), child_processor=mode).tolist() == [
             [3, 7],
             [1, 3],
@@ -191,6 +194,12 @@ def test_child_estimates_are_the_papers_on_a_cpu_gpu_node():
     assert child_estimates(p)[0].tolist() == [8, 8, 8, 8]
     # Sharing the GPU would drop c(G, G): max(2, 7) = 7.
     assert child_estimates(p, child_processor="any")[0].tolist() == [8, 8, 7, 7]
+    # With one GPU the model still prices c(G, G) (eq. (11) and the simulator
+    # charge it); "other" lets the gpu-child share the only GPU instead.
+    platform["processors"] = platform["processors"][:3]
+    one = Problem.from_json(doc)
+    assert child_estimates(one)[0].tolist() == [8, 8, 8]
+    assert child_estimates(one, child_processor="other")[0].tolist() == [8, 8, 7]
 
 
 def test_child_estimates_reject_unknown_mode():
@@ -355,3 +364,17 @@ def test_oft_agrees_with_the_ranking_module():
 
     p = random_instance(30, 6, topology="mesh", ccr=1.0, seed=12)
     np.testing.assert_array_equal(optimistic_finish_time(p), ranking.optimistic_finish_time(p))
+
+
+@pytest.mark.parametrize("tiles, tile_size", [(5, 128), (10, 128), (5, 1024), (10, 1024)])
+def test_on_one_gpu_hofts_selection_is_hefts_as_the_paper_reports(tiles, tile_size):
+    """McSweeney et al. 2020, sec. 6: on their Cholesky DAGs HOFT's processor
+    selection never differed from HEFT's, and HOFT-WM equalled HEFT-WM. On a
+    node with one GPU that holds only if eq. (11) charges ``c(G, G)`` for a child
+    that prefers the GPU (``child_processor="paper"``); letting the child share
+    the GPU for free (``"other"``) moved tasks to the cores and lost up to 13 %."""
+    p = cholesky_instance(tiles, "hoft-single-gpu", tile_size=tile_size, integral=False)
+    assert hoft(p).makespan == list_schedule(p, hoft_priority(p)).makespan
+    assert hoft_wm(p).makespan == heft_wm(p).makespan
+    for schedule in (hoft(p), hoft_wm(p), hoft(p, child_processor="other")):
+        assert validate(p, schedule) == []

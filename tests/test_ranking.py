@@ -313,7 +313,10 @@ def test_zero_costs(weighting):
 
 def test_zero_cost_special_values():
     p = Problem.from_lists([[0, 0], [0, 3]])
-    assert weights(p, "speedup")[0].tolist() == [1.0, np.inf]
+    # x / 0 counts as the largest finite ratio (at least 1), so ranks stay finite.
+    assert weights(p, "speedup")[0].tolist() == [1.0, 1.0]
+    q = Problem.from_lists([[1, 4], [0, 3]])
+    assert weights(q, "speedup")[0].tolist() == [4.0, 4.0]
     assert weights(p, "nc")[0].tolist() == [0.0, 0.0]
     assert weights(p, "wm")[0].tolist() == [0.0, 0.0]  # the zero-cost processor wins
 

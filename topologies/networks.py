@@ -901,6 +901,20 @@ class AcceleratedNode(Topology):
         shared = self._cpu[p] & self._cpu[q]
         return ((p != q) & ~shared).astype(np.float64)
 
+    def twin_hops(self) -> np.ndarray:
+        """Hops from each processor to another processor of its type, present or not.
+
+        The model prices a transfer by the two types alone, so ``c(T, T)`` of
+        [1]_ is defined even on a node with one GPU: 0 between CPU cores, 1
+        otherwise. HOFT's expected child finish times (eq. (11)) charge it.
+
+        Examples
+        --------
+        >>> AcceleratedNode(["cpu", "cpu", "gpu"]).twin_hops().tolist()
+        [0.0, 0.0, 1.0]
+        """
+        return (~self._cpu).astype(np.float64)
+
     def diameter(self) -> float:
         return 1.0 if self._n > 1 and not self._cpu.all() else 0.0
 
