@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import exactsched
 from exactsched import load_instance, solve, validate
 from exactsched.cli import main
+from exactsched.experiments.fingerprint import results_version
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPCUOGLU = str(ROOT / "examples" / "topcuoglu2002.json")
@@ -254,7 +254,7 @@ def test_compare_reports_only_the_configuration_asked_for(tmp_path, capsys):
         "cpsat{time_limit=1}", "cpsat{time_limit=2}", "heft"
     ]  # fmt: skip
     assert {r["config"] for r in rows if r["method"] == "cpsat"} == {
-        f"time_limit={t} workers=1 seed=0 certify=default exactsched={exactsched.__version__}"
+        f"time_limit={t} workers=1 seed=0 certify=default exactsched={results_version()}"
         for t in (1, 2)
     }
     status, out, _ = run(capsys, "results", db)

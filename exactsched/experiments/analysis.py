@@ -110,6 +110,8 @@ def config(options: str | dict[str, Any], version: str) -> str:
     'time_limit=2 workers=1 seed=0 certify=default exactsched=0.1.0'
     >>> config("{}", "0.1.0")
     'exactsched=0.1.0'
+    >>> config('{"time_limit":1.0000001}', "0.1.0")
+    'time_limit=1.0000001 exactsched=0.1.0'
     """
     opts = json.loads(options) if isinstance(options, str) else options
     parts = []
@@ -119,7 +121,7 @@ def config(options: str | dict[str, Any], version: str) -> str:
             if value is None:
                 shown = "default"
             elif isinstance(value, float):
-                shown = f"{value:g}"
+                shown = _exact(value)  # every digit: 1 and 1.0000001 are two configurations
             else:
                 shown = json.dumps(value)
             parts.append(f"{key}={shown}")
@@ -166,9 +168,15 @@ def _agreement(rows: Sequence[dict[str, Any]], step: Callable[[], float | None])
     from models.certify import agree
 
     statuses = {s.value: s for s in Status}
+
+    def bound(r: dict[str, Any]) -> float | None:
+        # A proof without its bound still claims its makespan as one.
+        if r["lower_bound"] is None and r["status"] == "optimal":
+            return r["makespan"]
+        return r["lower_bound"]
+
     results = [
-        Result(r["label"], statuses[r["status"]], None, r["makespan"],
-               r["lower_bound"], 0.0)  # fmt: skip
+        Result(r["label"], statuses[r["status"]], None, r["makespan"], bound(r), 0.0)
         for r in rows
         if r["status"] in statuses and (r["makespan"] is not None or r["lower_bound"] is not None)
     ]
@@ -293,14 +301,23 @@ def instance_references(
     step = step or _stepper(problem)
     verdict = _agreement([r for r in rows if r["status"] != "invalid"], step)
     disputed = verdict.reasons[0] if verdict.status == "disputed" else None
+    infeasible = [r for r in rows if r["status"] == "infeasible"]
+    if disputed is None and infeasible and valid:
+        # Every valid instance has a schedule: a validated one refutes the claim.
+        shortest = min(valid, key=lambda r: r["makespan"])
+        disputed = (
+            f"{infeasible[0]['label']} says infeasible but {shortest['label']}'s schedule"
+            f" of makespan {_exact(shortest['makespan'])} is valid"
+        )
     optimum = certified_by = None
     if disputed is None:
         claims = [
             r for r in valid
             if r["kind"] == "exact" and r["status"] == "optimal" and r.get("certified") is True
         ]  # fmt: skip
-        # The analytical bound every heuristic row carries, met by a validated schedule.
-        analytic = [r["lower_bound"] for r in bounded if r["kind"] != "exact"]
+        # The analytical bound every heuristic row carries, met by a validated
+        # schedule. Only a heuristic's: an unknown method's bound may be a claim.
+        analytic = [r["lower_bound"] for r in bounded if r["kind"] == "heuristic"]
         if claims:
             optimum = claims[0]["makespan"]
             certified_by = ",".join(
@@ -334,6 +351,14 @@ def _degradation(
     Noise is a difference within 1e-9 relative; with ``step`` (the data's grid,
     see :func:`grid_step`) only a difference below half a grid step is noise, so
     on integer data 3,000,000,002,331 is not 3,000,000,001,998 however close.
+    A positive makespan against a reference of 0 is ``inf`` (``relative_gap``
+    has no finite ratio and says None): a study counts that run as unboundedly
+    worse, it does not leave it out of its means and worst gaps.
+
+    Examples
+    --------
+    >>> _degradation(10.0, 0.0), _degradation(0.0, 0.0), _degradation(None, 0.0)
+    (inf, 0.0, None)
     """
     from exactsched.result import relative_gap
 
@@ -343,7 +368,10 @@ def _degradation(
         unit = None if step is None else step()
         if unit is None or abs(value - reference) < 0.5 * unit:
             return 0.0
-    return relative_gap(value, reference)
+    gap = relative_gap(value, reference)
+    if gap is None and value is not None and reference is not None and value > reference:
+        return math.inf
+    return gap
 
 
 def load_rows(
@@ -352,6 +380,7 @@ def load_rows(
     latest: bool = False,
     keys: Iterable[tuple[str, str, str]] | None = None,
     version: str | None = None,
+    superseded: bool = False,
 ) -> list[dict]:
     """Rows of a study with the instance columns and the derived ones.
 
@@ -369,6 +398,14 @@ def load_rows(
         configurations then carry the differing settings (``cpsat{time_limit=1}``).
     version : str, optional
         Only rows of this exactsched version.
+    superseded : bool
+        Without ``keys``, also the rows of *superseded* instances: contents
+        read from a file that a later sweep found changed (same file, same
+        communication model and platform, another content; the content of the
+        latest run is current). Left out by default, so a whole-database
+        report does not mix an edited instance's old results into the new ones.
+        Instances of the same name from different files are all current; their
+        names then carry the start of their key, ``x [3f2a9c01]``.
 
     Returns
     -------
@@ -381,8 +418,12 @@ def load_rows(
         instances = {i["key"]: i for i in store.instances()}
         models = {k: communication_of(i.get("document")) for k, i in instances.items()}
         kinds = _kinds()
+        runs = list(store.runs())
+        stale = set() if keys is not None or superseded else _superseded(instances, runs)
         rows = []
-        for run in store.runs():
+        for run in runs:
+            if run["instance"] in stale:
+                continue
             if version is not None and run["version"] != version:
                 continue
             key = (run["instance"], run["method"], run["options"])
@@ -405,7 +446,8 @@ def load_rows(
                     "mst": inst.get("mst"),
                     "label": label(run["method"], run["options"]),
                     "config": config(run["options"], run["version"]),
-                    "kind": kinds.get(run["method"], "unknown"),
+                    # As stored with the run; a registry lookup only for older rows.
+                    "kind": run.get("kind") or kinds.get(run["method"], "unknown"),
                 }
             )
     finally:
@@ -413,6 +455,7 @@ def load_rows(
             store.close()
     if wanted is None:
         _distinguish(rows)
+    _name_apart(rows)
     rows.sort(key=lambda r: (r["instance_key"], r["label"]))
     by_instance: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
@@ -428,6 +471,37 @@ def load_rows(
             r["gap_to_best"] = _degradation(m, ref["best_known"], step)
             r["gap_to_bound"] = _degradation(m, ref["best_bound"], step)
     return [{**{c: r.get(c) for c in EXPORT_COLUMNS}, "mst": r.get("mst")} for r in rows]
+
+
+def _superseded(instances: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> set[str]:
+    """Instance keys whose file was later read with another content (see :func:`load_rows`)."""
+    last: dict[str, str] = {}
+    for run in runs:
+        key, when = run["instance"], run.get("finished") or ""
+        last[key] = max(last.get(key, ""), when)
+    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for key, inst in instances.items():
+        if not inst.get("source") or key not in last:
+            continue
+        document = inst.get("document") or "{}"
+        platform = json.dumps(json.loads(document).get("platform"), sort_keys=True)
+        groups[(inst["source"], communication_of(document)[0], platform)].append(key)
+    stale: set[str] = set()
+    for keys in groups.values():
+        if len(keys) > 1:
+            current = max(keys, key=lambda k: (last[k], k))
+            stale.update(k for k in keys if k != current)
+    return stale
+
+
+def _name_apart(rows: list[dict[str, Any]]) -> None:
+    """Instances of one name and different contents get the start of their key."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        keys[r["instance"]].add(r["base_key"])
+    for r in rows:
+        if len(keys[r["instance"]]) > 1:
+            r["instance"] = f"{r['instance']} [{r['base_key'][:8]}]"
 
 
 def _distinguish(rows: list[dict[str, Any]]) -> None:

@@ -118,10 +118,17 @@ def run_options(
     ['certify', 'seed', 'time_limit', 'workers']
     """
     out = dict(options)
+    # One value, one key: 60 (Python) and 60.0 (the CLI) are the same time limit.
+    seconds = None if time_limit is None else float(time_limit)
     if info.kind == "exact":
-        out.update(time_limit=time_limit, workers=workers, seed=seed, certify=certify)
+        out.update(
+            time_limit=seconds,
+            workers=None if workers is None else int(workers),
+            seed=int(seed),
+            certify=certify,
+        )
     elif "seed" in info.options:
-        out["seed"] = seed
+        out["seed"] = int(seed)
     return out
 
 

@@ -17,7 +17,11 @@ Tables
     results key, unique together), then ``status``, ``makespan``,
     ``lower_bound``, ``certified``, ``certified_by``, ``speedup``, ``slr``,
     ``failed``, ``seconds``, ``error``, ``schedule`` (zlib-compressed JSON),
-    ``stats`` (JSON) and ``finished`` (UTC time).
+    ``stats`` (JSON), ``finished`` (UTC time) and ``kind`` (``exact`` or
+    ``heuristic``, as registered when the run was made: a study read where the
+    method is not registered must still know an exact method's claim from a
+    heuristic's analytical bound). Databases written before ``kind`` existed
+    get the column when a sweep opens them; their rows read ``None``.
 ``claims``
     ``instance``, ``method``, ``options``, ``version`` (a results key), ``owner``
     (``host:pid`` of the sweep running it) and ``since`` (Unix time): the runs
@@ -45,7 +49,7 @@ from typing import Any
 
 from exactsched.experiments.instances import InstanceInfo
 
-__all__ = ["Store", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
+__all__ = ["Store", "StoreWriteError", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
 
 SCHEMA_VERSION = "1"
 
@@ -60,7 +64,7 @@ CREATE TABLE IF NOT EXISTS runs (
     options TEXT NOT NULL, version TEXT NOT NULL, status TEXT NOT NULL,
     makespan REAL, lower_bound REAL, certified INTEGER, certified_by TEXT,
     speedup REAL, slr REAL, failed INTEGER, seconds REAL, error TEXT,
-    schedule BLOB, stats TEXT, finished TEXT,
+    schedule BLOB, stats TEXT, finished TEXT, kind TEXT,
     PRIMARY KEY (instance, method, options, version)
 );
 CREATE TABLE IF NOT EXISTS claims (
@@ -76,7 +80,7 @@ _HEADER = b"SQLite format 3\x00"
 RUN_COLUMNS = (
     "instance", "method", "options", "version", "status", "makespan", "lower_bound",
     "certified", "certified_by", "speedup", "slr", "failed", "seconds", "error",
-    "schedule", "stats", "finished",
+    "schedule", "stats", "finished", "kind",
 )  # fmt: skip
 _INSTANCE_COLUMNS = (
     "key", "name", "source", "tasks", "edges", "processors", "topology", "platform",
@@ -139,10 +143,14 @@ class Store:
             # without an fsync per run.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            if "kind" not in _columns(self._db, "runs"):
+                self._db.execute("ALTER TABLE runs ADD COLUMN kind TEXT")
             found = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self._db.close()
+            if _write_failure(exc):
+                raise StoreWriteError(self.path, exc) from None
             raise InstanceError(f"{self.path}: not a study database ({exc})") from None
         if found is None:
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -158,7 +166,7 @@ class Store:
             try:
                 with self._transaction():
                     self._db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
-            except sqlite3.Error:
+            except (sqlite3.Error, StoreWriteError):
                 pass  # a claim left behind is retaken once its process is gone
         self._db.close()
 
@@ -188,7 +196,7 @@ class Store:
             row.get("lower_bound"), _bool(row.get("certified")), row.get("certified_by"),
             row.get("speedup"), row.get("slr"), _bool(row.get("failed")), row.get("seconds"),
             row.get("error"), blob, row.get("stats"),
-            utc_now(),
+            utc_now(), row.get("kind"),
         )  # fmt: skip
         with self._transaction():
             self._db.execute(
@@ -218,9 +226,10 @@ class Store:
         One transaction (``BEGIN IMMEDIATE``): the check and the claim are atomic
         across processes. A run already stored counts as done unless its status
         is in ``redo``. Another process's claim is taken over when that process
-        no longer exists (same host) or, from another host, when it is older
-        than ``stale_after`` seconds. ``take=False`` only tells whether the run
-        could be claimed.
+        no longer exists (same host) or when it is older than ``stale_after``
+        seconds, wherever it runs (a live but stopped sweep, ``kill -STOP`` or
+        Ctrl-Z, must not hold the others forever). ``take=False`` only tells
+        whether the run could be claimed.
 
         Examples
         --------
@@ -266,7 +275,7 @@ class Store:
             )
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
     # ---- reading ------------------------------------------------------------------
 
@@ -301,12 +310,14 @@ class Store:
 
     def runs(self, *, schedules: bool = False) -> Iterator[dict[str, Any]]:
         """Every run as a dict, in key order; ``schedule`` decompressed if asked."""
-        cols = [c for c in RUN_COLUMNS if schedules or c != "schedule"]
+        have = _columns(self._db, "runs")  # a read-only older database has no kind
+        cols = [c for c in RUN_COLUMNS if (schedules or c != "schedule") and c in have]
         cur = self._db.execute(
             f"SELECT {', '.join(cols)} FROM runs ORDER BY instance, method, options, version"
         )
         for r in cur:
             row = dict(zip(cols, r, strict=True))
+            row.setdefault("kind", None)
             if schedules and row["schedule"] is not None:
                 row["schedule"] = zlib.decompress(row["schedule"]).decode()
             for key in ("certified", "failed"):
@@ -436,7 +447,13 @@ def _owner(pid: int) -> str:
 
 
 def _alive(owner: str, since: float, now: float, stale_after: float | None) -> bool:
-    """Whether the claim of ``owner`` (see :func:`_owner`) still holds."""
+    """Whether the claim of ``owner`` (see :func:`_owner`) still holds.
+
+    A claim older than ``stale_after`` has outlived its run's deadline (the pool
+    kills a run past it), so its owner is stuck or stopped, wherever it runs.
+    """
+    if stale_after is not None and now - since >= stale_after:
+        return False
     host, _, who = owner.rpartition(":")
     pid, _, start = who.partition("@")
     if host == socket.gethostname():
@@ -448,7 +465,7 @@ def _alive(owner: str, since: float, now: float, stale_after: float | None) -> b
             pass  # someone else's process, or a malformed owner: trust the time
         else:
             return not start or _started(int(pid)) in ("", start)
-    return stale_after is None or now - since < stale_after
+    return True
 
 
 def _open_readonly(path: str) -> sqlite3.Connection:
@@ -512,18 +529,64 @@ def _tables(db: sqlite3.Connection) -> set[str]:
     return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+
+
+class StoreWriteError(OSError):
+    """The study database could not be written (a full disk, an I/O error, a lock).
+
+    An :class:`OSError` naming the file, so the CLI reports it in one line with
+    exit status 2, like every other file it cannot write.
+
+    Examples
+    --------
+    >>> error = StoreWriteError("s.sqlite", sqlite3.OperationalError("disk I/O error"))
+    >>> error.filename, error.strerror
+    ('s.sqlite', 'cannot write the study database (disk I/O error)')
+    """
+
+    def __init__(self, path: str, exc: sqlite3.Error) -> None:
+        super().__init__(None, f"cannot write the study database ({exc})", path)
+
+
+def _write_failure(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says the disk or the file refused a write (not a bad file)."""
+    text = str(exc).lower()
+    reasons = ("disk", "full", "readonly", "read-only", "locked", "unable to open")
+    return isinstance(exc, sqlite3.OperationalError) and any(why in text for why in reasons)
+
 def _bool(value: Any) -> int | None:
     return None if value is None else int(bool(value))
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error)."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error).
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    SQLite's own errors on the way (a full disk, an I/O error, a lock held past
+    the timeout) become :class:`StoreWriteError`: the user's disk, not a bug.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self._db = db
+        self._path = path
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreWriteError(self._path, exc) from None
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.OperationalError as failed:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                raise StoreWriteError(self._path, failed) from None
+            return
+        with contextlib.suppress(sqlite3.Error):  # the transaction may be gone already
+            self._db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError):
+            raise StoreWriteError(self._path, exc) from None

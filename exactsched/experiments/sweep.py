@@ -223,7 +223,8 @@ class SweepOutcome:
         ``(instance, method, options)`` of every planned run: with ``version``,
         the results keys of this study's configuration (what it reports).
     version : str
-        The exactsched version of the rows.
+        The version part of the rows' keys: the exactsched version and the
+        fingerprint of its code (:func:`~exactsched.experiments.fingerprint.results_version`).
     """
 
     store: Store
@@ -324,7 +325,7 @@ def run_sweep(
     >>> out.skipped, out.ran
     (2, 0)
     """
-    from exactsched import __version__
+    from exactsched.experiments.fingerprint import results_version
     from exactsched.experiments.pool import LocalPool, default_cores
     from exactsched.experiments.progress import Progress
     from exactsched.registry import get_method
@@ -344,7 +345,8 @@ def run_sweep(
     problems = _load_all(instances, platform)
     if models is not None:
         problems = [(src, with_model(p, m, src)) for src, p in problems for m in models]
-    infos = [describe(p, src) for src, p in problems]
+    # Absolute sources: a file edited between two sweeps is recognised as one source.
+    infos = [describe(p, os.path.abspath(src) if src else "") for src, p in problems]
     store = db if isinstance(db, Store) else Store(db)
     store.add_instances(infos)
     limit = (
@@ -354,9 +356,12 @@ def run_sweep(
     )
     common = {"time_limit": time_limit, "workers": workers, "seed": seed, "certify": certify}
     plan = _plan(infos, [*exacts, *heuristics], common, limit)  # type: ignore[arg-type]
+    # The code is part of the key: rows computed by other code are never reused.
+    version = results_version()
+    kinds = {key: task.kind for key, task in plan}
     retry = ("error",) if retry_errors else ()
     redo = RUN_STATUSES if fresh else retry
-    done = set() if fresh else store.finished_keys(__version__, except_status=retry)
+    done = set() if fresh else store.finished_keys(version, except_status=retry)
     todo = [(key, task) for key, task in plan if key not in done]
     # Rows another sweep on the same database writes from now on count as done here.
     since = utc_now()
@@ -365,7 +370,7 @@ def run_sweep(
     def claim(key: tuple[str, str, str], take: bool = True) -> bool:
         # Concurrent sweeps share the work: a run starts only where it was claimed.
         return store.claim(
-            *key, __version__, stale_after=stale, redo=redo, newer_than=since, take=take
+            *key, version, stale_after=stale, redo=redo, newer_than=since, take=take
         )
 
     errors = 0
@@ -374,7 +379,7 @@ def run_sweep(
 
         def on_result(key: tuple[str, str, str], row: dict[str, Any]) -> None:
             nonlocal errors
-            store.add_run(*key, __version__, row)
+            store.add_run(*key, version, {**row, "kind": kinds[key]})
             ran.add(key)
             errors += row["status"] in ("error", "invalid")
             bar.update(key[1], row["status"])
@@ -394,7 +399,7 @@ def run_sweep(
                 )
             # What is left is claimed by other sweeps: wait for their rows, and take
             # over the runs of a sweep that died.
-            stored = store.finished_keys(__version__, newer_than=since, except_status=redo)
+            stored = store.finished_keys(version, newer_than=since, except_status=redo)
             for k, _ in remaining:
                 if k in stored and k not in ran:
                     bar.update(k[1], "elsewhere")  # done by another sweep
@@ -408,7 +413,7 @@ def run_sweep(
         seconds=time.monotonic() - started,
         instances=list(dict.fromkeys(i.key for i in infos)),
         keys=[key for key, _ in plan],
-        version=__version__,
+        version=version,
     )
 
 
