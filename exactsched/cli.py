@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from exactsched._output import atomic_write, printable
 from exactsched.errors import (
     InstanceError,
     InstanceWarning,
@@ -360,7 +361,8 @@ def _one_line(text: str) -> str:
 
 def _print_error(message: str) -> None:
     with contextlib.suppress(OSError, ValueError):
-        print(f"exactsched: error: {message}", file=sys.stderr)
+        # A message may quote a name: no escape sequence reaches the terminal.
+        print(f"exactsched: error: {printable(message)}", file=sys.stderr)
         sys.stderr.flush()
 
 
@@ -377,7 +379,7 @@ def _flush_warnings(caught: list[warnings.WarningMessage]) -> None:
     for w in caught:
         if issubclass(w.category, InstanceWarning):
             with contextlib.suppress(OSError, ValueError):
-                print(f"exactsched: warning: {w.message}", file=sys.stderr)
+                print(f"exactsched: warning: {printable(w.message)}", file=sys.stderr)
 
 
 def strict_json(document: Any) -> Any:
@@ -453,7 +455,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         _emit(doc)
         return EXIT_OK
-    print(f"instance        {problem.name or args.instance}")
+    print(f"instance        {printable(problem.name or args.instance)}")
     print(
         f"tasks           {doc['tasks']} ({doc['edges']} edges, {doc['order_pairs']} order "
         f"pairs, {doc['isolation_pairs']} isolation pairs, "
@@ -644,10 +646,13 @@ def _check_writable(path: str) -> None:
 
 
 def _write_output(path: str, document: Any) -> str | None:
-    """Write the result; the reason as one line if that fails (a full disk, ...)."""
+    """Write the result; the reason as one line if that fails (a full disk, ...).
+
+    The file is written whole or not at all: a failure leaves no truncated JSON.
+    """
     text = dumps_json(document) + "\n"
     try:
-        with open(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
+        with atomic_write(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -702,7 +707,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
     span = schedule.makespan or 1
     lanes = schedule.by_processor()
     comm = _message_rows(schedule)
-    name_width = max(len(_printable(p)) for p in [*problem.proc_ids, *comm])
+    name_width = max(len(printable(p)) for p in [*problem.proc_ids, *comm])
     lines = []
     for proc in problem.proc_ids:
         row = [" "] * width
@@ -712,7 +717,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             b = max(a + 1, int(round(place.finish / span * width)))
             for k in range(a, min(b, width)):
                 row[k] = "="
-            label = _printable(task)[: max(1, b - a)]
+            label = printable(task)[: max(1, b - a)]
             for k, ch in enumerate(label):
                 if a + k < width:
                     row[a + k] = ch
@@ -720,7 +725,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             spans = f" {_num(busy[0][1].start):g}-{_num(max(pl.finish for _, pl in busy)):g}"
         else:
             spans = " idle"
-        lines.append(f"{_printable(proc):<{name_width}} |{''.join(row)}|{spans}")
+        lines.append(f"{printable(proc):<{name_width}} |{''.join(row)}|{spans}")
     for name, busy in comm.items():  # single-port and contention: one row per port or link
         row = [" "] * width
         for label, start, finish in busy:
@@ -728,25 +733,12 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             b = max(a + 1, int(round(finish / span * width)))
             for k in range(a, min(b, width)):
                 row[k] = "~"
-            for k, ch in enumerate(_printable(label)[: max(1, b - a)]):
+            for k, ch in enumerate(printable(label)[: max(1, b - a)]):
                 if a + k < width:
                     row[a + k] = ch
         spans = f" {_num(busy[0][1]):g}-{_num(max(f for _, _, f in busy)):g}"
-        lines.append(f"{_printable(name):<{name_width}} |{''.join(row)}|{spans}")
+        lines.append(f"{printable(name):<{name_width}} |{''.join(row)}|{spans}")
     return "\n".join(lines)
-
-
-def _printable(text: str) -> str:
-    """``text`` with control characters escaped, so an id holding a newline keeps one line.
-
-    Examples
-    --------
-    >>> _printable("a\\nb"), _printable("t0")
-    ('a\\\\nb', 't0')
-    """
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
 
 
 def _message_rows(schedule: Any) -> dict[str, list[tuple[str, float, float]]]:

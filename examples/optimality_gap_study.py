@@ -19,9 +19,16 @@ Run it from the repository root::
 
 then open ``study/report.md``. Measured on the shared 2-core machine: 66 instances,
 1,056 runs in 2 minutes; CP-SAT proved 65 optima within 20 s each (the other,
-30 tasks on a torus at CCR 0.1, ends at 74 with the bound 69). The same study
-from the command line, once the instances are written: ``exactsched compare
-study/instances --db study/study.sqlite --report study/report.md --plots study/plots``.
+30 tasks on a torus at CCR 0.1, ends at 74 with the bound 69).
+
+The same study from the command line, once the instances are written, reading
+back every stored run (an option that differs, such as the command's default
+``--time-limit 60``, is another configuration and runs CP-SAT again)::
+
+    exactsched compare study/instances --time-limit 20 --workers 1 \\
+        --db study/study.sqlite --report study/report.md --plots study/plots
+
+With ``--time-limit`` or ``--workers`` given to the script, give the command the same.
 """
 
 from __future__ import annotations

@@ -239,3 +239,24 @@ def test_a_full_disk_during_a_sweep_is_one_line_and_exit_2(tmp_path):
 def test_store_write_errors_are_os_errors_naming_the_file():
     error = StoreWriteError("s.sqlite", sqlite3.OperationalError("database or disk is full"))
     assert isinstance(error, OSError) and error.filename == "s.sqlite"
+
+
+def test_results_leaves_superseded_rows_out_and_says_so(tmp_path, capsys):
+    from exactsched.cli import main
+
+    path = tmp_path / "inst" / "t.json"
+    path.parent.mkdir()
+    doc = json.loads(TOPCUOGLU.read_text())
+    path.write_text(json.dumps(doc))
+    db = tmp_path / "s.sqlite"
+    _sweep([path.parent], db, "heft")
+    doc["tasks"][2]["cost"] = [x + 9 for x in doc["tasks"][2]["cost"]]
+    path.write_text(json.dumps(doc))
+    time.sleep(0.01)
+    _sweep([path.parent], db, "heft")
+    capsys.readouterr()
+    assert main(["results", str(db), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)) == 1 and "--superseded" in captured.err
+    assert main(["results", str(db), "--json", "--superseded"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2

@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Any
 
+from exactsched._output import atomic_write, printable
 from exactsched.cli import check_output, emit_json, seconds_arg, seed_arg, workers_arg
 from exactsched.errors import MethodError
 
@@ -101,6 +102,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     res.add_argument("--output", "-o", metavar="FILE", help="write there instead of stdout")
     res.add_argument("--report", metavar="FILE", help="write a Markdown report")
     res.add_argument("--plots", metavar="DIR", help="write plots (PNG) to DIR")
+    res.add_argument(
+        "--superseded",
+        action="store_true",
+        help="also the rows of instance contents a later sweep found changed in their file "
+        "(left out by default)",
+    )
 
     gan = sub.add_parser(
         "gantt",
@@ -155,6 +162,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _check_outputs(args)
     if args.db is not None and not args.db.strip():
         raise MethodError("--db: empty path")
+    if args.db is not None:
+        _check_db_writable(args.db)
     outcome = run_sweep(
         args.instances,
         args.methods or "all",
@@ -187,6 +196,35 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_db_writable(path: str) -> None:
+    """Refuse a study database ``compare`` could not write, before any run.
+
+    SQLite needs the file and its folder (for the journal beside it) to be
+    writable; otherwise it says only "unable to open database file". A path that
+    exists and is not a file is left to :class:`~exactsched.experiments.store.Store`,
+    which says what it is. ``results`` and ``gantt --db`` read a read-only study.
+
+    Raises
+    ------
+    MethodError
+        If the file, or the folder it is in or would be created in, cannot be written.
+    """
+    if path == ":memory:" or (os.path.exists(path) and not os.path.isfile(path)):
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    where = f"--db {path}: cannot be written"
+    if os.path.isfile(path) and not os.access(path, os.W_OK):
+        reason = "the file is read-only"
+    elif not os.path.isdir(folder):
+        reason = f"folder {folder} does not exist"
+    elif not os.access(folder, os.W_OK):
+        reason = f"folder {folder} is read-only (SQLite writes its journal there)"
+    else:
+        return
+    read = " (`exactsched results` reads it)" if os.path.isfile(path) else ""
+    raise MethodError(f"{where}: {reason}{read}")
+
+
 def compare_json(rows: list[dict[str, Any]], outcome: Any) -> dict[str, Any]:
     """The ``compare --json`` document: sweep counts, per-method summary, every row."""
     from exactsched.experiments.analysis import summarise
@@ -209,18 +247,17 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _write_outputs(write_outputs: Any, rows: Any, args: argparse.Namespace) -> list[str]:
-    """``write_outputs`` with a write failure (a full disk) naming its option."""
+    """``write_outputs`` with a write failure (a full disk) naming its option.
+
+    The files are written whole or not at all, so a failure leaves none truncated.
+    """
     try:
         return write_outputs(rows, report=args.report, plots=args.plots)
     except OSError as exc:
-        where = exc.filename
-        plots = args.plots and where and os.path.abspath(where).startswith(
-            os.path.abspath(args.plots)
-        )
-        option, path = ("--plots", args.plots) if plots or not args.report else (
-            "--report",
-            args.report,
-        )
+        where = os.path.abspath(exc.filename) if exc.filename else None
+        in_plots = args.plots and where and where.startswith(os.path.abspath(args.plots))
+        on_report = args.report and (where == os.path.abspath(args.report) or not in_plots)
+        option, path = ("--report", args.report) if on_report else ("--plots", args.plots)
         raise MethodError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None
 
 
@@ -229,7 +266,7 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 
 
 def _cmd_results(args: argparse.Namespace) -> int:
-    from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows
+    from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows, superseded_keys
     from exactsched.experiments.report import communication_text, summary_text, write_outputs
     from exactsched.experiments.store import Store
 
@@ -237,10 +274,18 @@ def _cmd_results(args: argparse.Namespace) -> int:
     # Read-only: results never writes into what it reads (a 0-byte file, someone
     # else's SQLite file and a read-only study stay byte-for-byte as they are).
     with Store(args.db, readonly=True) as store:
-        rows = load_rows(store)
+        rows = load_rows(store, superseded=args.superseded)
+        stale = set() if args.superseded else superseded_keys(store)
+    if stale:
+        print(
+            f"left out: the rows of {len(stale)} instance content(s) replaced by a later"
+            " edit of their file (--superseded shows them)",
+            file=sys.stderr,
+        )
+    # A file is written whole or not at all: a full disk leaves no truncated export.
     with _output_errors(args.output), contextlib.ExitStack() as stack:
         out = (
-            stack.enter_context(open(args.output, "w", encoding="utf-8", newline=""))
+            stack.enter_context(atomic_write(args.output, "w", encoding="utf-8", newline=""))
             if args.output
             else sys.stdout
         )
@@ -262,7 +307,7 @@ def _cmd_results(args: argparse.Namespace) -> int:
             if len(configs) > 1:
                 print("\nconfigurations in the database (rows):", file=out)
                 for text, count in configs:
-                    print(f"  {text}  ({count})", file=out)
+                    print(f"  {printable(text)}  ({count})", file=out)
     for path in _write_outputs(write_outputs, rows, args):
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
@@ -341,10 +386,13 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     violations = validate(problem, schedule)
     title = args.title
     if title is None and method:
-        title = f"{problem.name or 'schedule'}: {method}, makespan {schedule.makespan:g}"
+        name = printable(problem.name or "schedule")
+        title = f"{name}: {printable(method)}, makespan {schedule.makespan:g}"
     fig = gantt_chart(problem, schedule, title=title)
     try:
-        fig.savefig(args.output, dpi=120, bbox_inches="tight")
+        with atomic_write(args.output, "wb") as fh:  # whole or not at all
+            fig.savefig(fh, format=args.output.rsplit(".", 1)[-1].lower(), dpi=120,
+                        bbox_inches="tight")  # fmt: skip
     except OSError as exc:
         raise MethodError(f"--output {args.output}: {exc.strerror or exc}") from None
     finally:

@@ -19,6 +19,7 @@ import argparse
 import time
 from typing import Any
 
+from exactsched._output import printable
 from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
 
 __all__ = ["add_parsers"]
@@ -179,7 +180,7 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(doc)
         return 0
-    print(f"{problem.name or args.instance}: {problem.n_tasks} tasks")
+    print(f"{printable(problem.name or args.instance)}: {problem.n_tasks} tasks")
     if "legal" in doc:
         for key, label in (
             ("complete", "complete (T^T)"),

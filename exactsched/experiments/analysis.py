@@ -56,6 +56,7 @@ __all__ = [
     "config",
     "EXPORT_COLUMNS",
     "load_rows",
+    "superseded_keys",
     "instance_references",
     "communication_of",
     "summarise",
@@ -471,6 +472,23 @@ def load_rows(
             r["gap_to_best"] = _degradation(m, ref["best_known"], step)
             r["gap_to_bound"] = _degradation(m, ref["best_bound"], step)
     return [{**{c: r.get(c) for c in EXPORT_COLUMNS}, "mst": r.get("mst")} for r in rows]
+
+
+def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
+    """Keys of the superseded instances of a study (see ``superseded`` of :func:`load_rows`).
+
+    Examples
+    --------
+    >>> superseded_keys(Store(":memory:"))
+    set()
+    """
+    store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
+    try:
+        instances = {i["key"]: i for i in store.instances()}
+        return _superseded(instances, list(store.runs()))
+    finally:
+        if not isinstance(db, Store):
+            store.close()
 
 
 def _superseded(instances: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> set[str]:

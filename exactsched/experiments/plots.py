@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from exactsched._output import atomic_write, printable
 from exactsched.errors import MethodError, ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
@@ -66,7 +67,9 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     ``gid`` ``"msg:src->dst@row"`` (``row`` the row's label), and its arrow
     ends at its arrival. Delay schedules are drawn as before.
 
-    The title, task and processor labels are plain text (a ``$`` is not math).
+    The title, task and processor labels are plain text (a ``$`` is not math;
+    a control character in a name shows as its escape, ``\\n``); the ``gid``
+    of each patch keeps the exact id.
 
     Raises
     ------
@@ -136,7 +139,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
         )
         if width > 0:
             ax.text(
-                float(place.start) + width / 2, y, task, ha="center", va="center",
+                float(place.start) + width / 2, y, printable(task), ha="center", va="center",
                 fontsize=7, clip_on=True, zorder=3, parse_math=False,
             )  # fmt: skip
     labels = list(problem.proc_ids)
@@ -158,7 +161,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
         )  # fmt: skip
         if finish > start:
             ax.text(
-                (start + finish) / 2, y, f"{message.src}>{message.dst}", ha="center",
+                (start + finish) / 2, y, printable(f"{message.src}>{message.dst}"), ha="center",
                 va="center", fontsize=6, clip_on=True, zorder=3, parse_math=False,
             )  # fmt: skip
     arrival = {(m.src, m.dst): float(m.finish) for m in schedule.messages}
@@ -179,7 +182,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
             alpha=0.7, zorder=4, gid=f"comm:{src}->{dst}",
         )  # fmt: skip
         ax.add_patch(arrow)
-    ax.set_yticks(range(len(labels)), labels=labels)
+    ax.set_yticks(range(len(labels)), labels=[printable(x) for x in labels])
     for tick in ax.get_yticklabels():
         tick.set_parse_math(False)  # ids are plain text, "$" included
     ax.set_ylim(len(labels) - 0.5, -0.5)
@@ -187,7 +190,8 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     ax.set_xlabel("time")
     ax.set_ylabel("processor" if not lane_row else "processor / port or link")
     ax.set_title(
-        title or f"{problem.name or 'schedule'}: makespan {schedule.makespan:g}", parse_math=False
+        title or f"{printable(problem.name or 'schedule')}: makespan {schedule.makespan:g}",
+        parse_math=False,
     )
     ax.plot([], [], color="tab:red", label="data transfer (arrival)")
     if lane_row:
@@ -303,7 +307,7 @@ def performance_profile(
     for k, m in enumerate(sorted(labels, key=lambda m: -_area(ratios[m], taus))):
         v = np.sort(np.asarray(ratios[m], dtype=float))
         rho = np.searchsorted(v, taus * (1 + 1e-12), side="right") / max(1, len(v))
-        ax.step(taus, rho, where="post", label=m, linestyle=styles[(k // 10) % 4])
+        ax.step(taus, rho, where="post", label=printable(m), linestyle=styles[(k // 10) % 4])
     if runtime:
         ax.set_xscale("log")
     ax.set_xlim(1.0, top)
@@ -375,7 +379,9 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
     labels = sorted(gaps, key=lambda m: (statistics.median(gaps[m]), statistics.fmean(gaps[m])))
     fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(labels) + 2), 4.5), layout="constrained")
     if labels:
-        ax.boxplot([gaps[m] for m in labels], tick_labels=labels, showmeans=True)
+        ax.boxplot(
+            [gaps[m] for m in labels], tick_labels=[printable(m) for m in labels], showmeans=True
+        )
         ax.tick_params(axis="x", rotation=60, labelsize=8)
         for tick in ax.get_xticklabels():
             tick.set_parse_math(False)
@@ -420,7 +426,7 @@ def gap_against(
     for m in chosen:
         xs = sorted(cells[m], key=lambda x: order.index(x) if key == "ccr" else x)
         pos = [order.index(x) for x in xs] if key == "ccr" else xs
-        ax.plot(pos, [statistics.fmean(cells[m][x]) for x in xs], marker="o", label=m)
+        ax.plot(pos, [statistics.fmean(cells[m][x]) for x in xs], marker="o", label=printable(m))
     if key == "ccr":
         ax.set_xticks(range(len(order)), labels=order)
         ax.set_xlabel("CCR (communication-to-computation ratio)")
@@ -442,7 +448,8 @@ def study_plots(rows: Sequence[dict[str, Any]], folder: str | os.PathLike[str]) 
     """Write ``profile.png``, ``profile_runtime.png``, ``gaps.png``, ``gap_vs_ccr.png``
     and ``gap_vs_size.png``.
 
-    Returns the paths written. The folder is created if missing.
+    Returns the paths written. The folder is created if missing. Each image is
+    written whole or not at all (:func:`~exactsched._output.atomic_write`).
     """
     plt = _pyplot()
     os.makedirs(folder, exist_ok=True)
@@ -454,9 +461,13 @@ def study_plots(rows: Sequence[dict[str, Any]], folder: str | os.PathLike[str]) 
         "gap_vs_size.png": gap_against(rows, "tasks"),
     }
     paths = []
-    for name, fig in figures.items():
-        path = os.path.join(folder, name)
-        fig.savefig(path, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        paths.append(path)
+    try:
+        for name, fig in figures.items():
+            path = os.path.join(folder, name)
+            with atomic_write(path, "wb") as fh:
+                fig.savefig(fh, format="png", dpi=110, bbox_inches="tight")
+            paths.append(path)
+    finally:
+        for fig in figures.values():
+            plt.close(fig)
     return paths

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from exactsched._output import atomic_write, printable
 from exactsched.experiments.analysis import GROUPINGS, summarise, summarise_by
 
 __all__ = [
@@ -42,10 +43,18 @@ def _pct(value: float | None, digits: int = 2) -> str:
 def _num(value: float | None, fmt: str = "exact") -> str:
     """A number; ``exact``: every digit of a makespan (3000000002331, not 3e+12).
 
+    A float is shown in the fewest significant digits that give it back within
+    a relative 1e-13 (:data:`_CLOSE`): the noise of binary arithmetic on decimal
+    data goes (0.1 + 0.2 + 0.3 is 0.6000000000000001: shown 0.6), the digits of
+    the data stay (3000000002331.5). Only the text changes; stored values, JSON
+    and CSV keep every bit.
+
     Examples
     --------
-    >>> _num(3000000002331.0), _num(80.0), _num(1 / 3), _num(0.5, ".4f")
-    ('3000000002331', '80', '0.3333333333333333', '0.5000')
+    >>> _num(3000000002331.0), _num(80.0), _num(0.1 + 0.2 + 0.3), _num(0.5, ".4f")
+    ('3000000002331', '80', '0.6', '0.5000')
+    >>> _num(3000000002331.5), _num(1 / 3), _num(2.5e-20)
+    ('3000000002331.5', '0.3333333333333', '2.5e-20')
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -53,9 +62,26 @@ def _num(value: float | None, fmt: str = "exact") -> str:
         return format(value, fmt)
     if isinstance(value, int):
         return str(value)
+    value = _rounded(float(value))
     if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
         return str(int(value))
-    return repr(float(value))
+    return repr(value)
+
+
+#: Relative distance within which :func:`_num` shows a float by a shorter decimal:
+#: some hundred units in the last place, far below any digit of real data.
+_CLOSE = 1e-13
+
+
+def _rounded(value: float) -> float:
+    """The float of fewest significant digits within a relative :data:`_CLOSE` of ``value``."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    for digits in range(1, 18):
+        near = float(f"{value:.{digits}g}")
+        if abs(near - value) <= _CLOSE * abs(value):
+            return near
+    return value
 
 
 _SUMMARY_HEAD = (
@@ -133,6 +159,10 @@ def summary_legend(summary: Sequence[dict[str, Any]] = ()) -> list[str]:
 def _table(
     head: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool, left: Sequence[int] = (0,)
 ) -> str:
+    """Rows under ``head``: aligned columns, or a Markdown table; every cell through
+    :func:`~exactsched._output.printable` (a name holding ``|`` or a newline)."""
+    head = [printable(x, markdown) for x in head]
+    rows = [[printable(x, markdown) for x in r] for r in rows]
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -160,7 +190,8 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
     table = _table(_SUMMARY_HEAD, [_summary_cells(s) for s in summary], markdown)
     legend = summary_legend(summary)
     if markdown:
-        table += "\n\n" + "\n".join(f"- {line}" for line in legend)
+        # Escaped: a legend line starting "> " or "* " is not a quote or a nested list.
+        table += "\n\n" + "\n".join(f"- {printable(line, True)}" for line in legend)
     else:
         import textwrap
 
@@ -174,15 +205,18 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
             parts = [f"{s['certified']} certified"]
             parts += [f"{s['refuted']} NOT certified"] if s["refuted"] else []
             parts += [f"{untried} not attempted"] if untried else []
-            notes.append(f"{s['method']}: {s['proofs']} proven optima, {', '.join(parts)}")
+            notes.append(
+                f"{printable(s['method'])}: {s['proofs']} proven optima, {', '.join(parts)}"
+            )
     return table + ("\n\n" + "\n".join(notes) if notes else "")
 
 
 def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
     ref = rows[0]
-    head = f"{_named(ref)} ({ref['tasks']} tasks, {ref['platform']}, CCR {ref['ccr']:.3g})"
+    platform = printable(ref["platform"])
+    head = f"{_named(ref)} ({ref['tasks']} tasks, {platform}, CCR {ref['ccr']:.3g})"
     if ref["disputed"]:
-        head += f"\n  DISPUTED (no optimum): {ref['disputed']}"
+        head += f"\n  DISPUTED (no optimum): {printable(ref['disputed'])}"
     if ref["optimum"] is not None:
         head += (
             f"\n  reference: optimum {_num(ref['optimum'])} "
@@ -257,7 +291,7 @@ def compare_text(
             f" ({outcome.seconds:.1f} s)"
         )
     for d in disputed:
-        lines.append(f"DISPUTED {_named(d)}: {d['disputed']}")
+        lines.append(f"DISPUTED {_named(d)}: {printable(d['disputed'])}")
     parts.append("\n".join(lines))
     models = communication_text(rows)
     if models:
@@ -333,8 +367,9 @@ def communication_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -
         if values:
             mean = math.exp(sum(math.log(v) for v in values) / len(values))
             out.append(
-                f"{'- ' if markdown else ''}{m}/delay over {len(values)} instance(s): geometric "
-                f"mean {mean:.4g}, least {min(values):.4g}, largest {max(values):.4g}"
+                f"{'- ' if markdown else ''}{printable(m, markdown)}/delay over {len(values)} "
+                f"instance(s): geometric mean {mean:.4g}, least {min(values):.4g}, "
+                f"largest {max(values):.4g}"
             )
     out += ["", "Mean gap of each method under each model (n/a: refused every instance)", ""]
     per_model = {m: {s["method"]: s for s in summarise([r for r in rows if (
@@ -359,7 +394,7 @@ def communication_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -
     out.append(_table(["method", *models], gaps, markdown))
     if refused:
         out += ["", "refused (n/a):"]
-        out += [f"{'- ' if markdown else '  '}{line}" for line in refused]
+        out += [f"{'- ' if markdown else '  '}{printable(line, markdown)}" for line in refused]
     return "\n".join(out)
 
 
@@ -375,10 +410,12 @@ def _reference(row: dict[str, Any] | None) -> str:
     return ("=" if proven else "~") + _num(row["reference"])
 
 
-def _named(row: dict[str, Any]) -> str:
-    """The instance's name, with its communication model unless ``delay``."""
+def _named(row: dict[str, Any], markdown: bool = False) -> str:
+    """The instance's name, with its communication model unless ``delay``, as it may be
+    shown on a terminal or, with ``markdown``, in Markdown (:func:`printable`)."""
     model = row.get("communication") or "delay"
-    return row["instance"] if model == "delay" else f"{row['instance']} [{model}]"
+    name = row["instance"] if model == "delay" else f"{row['instance']} [{model}]"
+    return printable(name, markdown)
 
 
 def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -> str:
@@ -396,16 +433,20 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     limits = sorted({_limit(r) for r in rows if r["kind"] == "exact"} - {None})
     sizes = [f["tasks"] for f in firsts if f["tasks"] is not None]
     out = ["# Optimality-gap study", ""]
+
+    def md(text: Any) -> str:
+        return printable(text, markdown=True)
+
     out.append(
         f"{len(firsts)} instances ({min(sizes, default=0)}-{max(sizes, default=0)} tasks; "
-        f"topologies: {', '.join(sorted({str(f['topology']) for f in firsts}))}), "
-        f"{len({r['label'] for r in rows})} methods, exact: {', '.join(exact) or 'none'}"
+        f"topologies: {md(', '.join(sorted({str(f['topology']) for f in firsts})))}), "
+        f"{len({r['label'] for r in rows})} methods, exact: {md(', '.join(exact)) or 'none'}"
         + (f" (time limit {', '.join(f'{x:g}' for x in limits)} s)" if limits else "")
         + f". Certified optimum known for {known} of {len(firsts)} instances; the gaps of the "
         f"other {len(firsts) - known} are to their best known makespan. exactsched {__version__}."
     )
     if configs:
-        out += ["", "Exact runs: " + "; ".join(f"`{c}`" for c in configs) + "."]
+        out += ["", "Exact runs: " + "; ".join(md(c) for c in configs) + "."]
     out += [
         "",
         "Gap = (makespan - reference) / reference, the reference being the instance's "
@@ -422,12 +463,14 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     disputed = [f for f in firsts if f["disputed"]]
     if disputed:
         out += ["", "## Disputed instances", ""]
-        out += [f"- `{_named(f)}` (`{f['instance_key']}`): {f['disputed']}" for f in disputed]
+        out += [
+            f"- {_named(f, True)} (`{f['instance_key']}`): {md(f['disputed'])}" for f in disputed
+        ]
     open_ = [f for f in firsts if f["optimum"] is None and f["best_known"] is not None]
     if open_:
         out += ["", "## Instances without a certified optimum (gaps to the best known)", ""]
         out += [
-            f"- `{_named(f)}`: best known {_num(f['best_known'])}, best lower bound "
+            f"- {_named(f, True)}: best known {_num(f['best_known'])}, best lower bound "
             f"{_num(f['best_bound'])}" for f in open_[:50]
         ]  # fmt: skip
         if len(open_) > 50:
@@ -442,7 +485,7 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     if errors:
         out += ["", "## Errors and refusals", ""]
         for r in errors[:50]:
-            out.append(f"- `{_named(r)}` {r['label']} ({r['status']}): {r['error']}")
+            out.append(f"- {_named(r, True)} {md(r['label'])} ({r['status']}): {md(r['error'])}")
         if len(errors) > 50:
             out.append(f"- ... and {len(errors) - 50} more (`exactsched results DB --csv`)")
     if plots:
@@ -480,7 +523,11 @@ def _grouped(rows: Sequence[dict[str, Any]], group: Any) -> str:
 def write_outputs(
     rows: Sequence[dict[str, Any]], *, report: str | None = None, plots: str | None = None
 ) -> list[str]:
-    """Write the plots into ``plots`` and the Markdown report to ``report``; the paths written."""
+    """Write the plots into ``plots`` and the Markdown report to ``report``; the paths written.
+
+    Each file is written whole or not at all (:func:`~exactsched._output.atomic_write`):
+    a failure such as a full disk leaves no truncated report or plot behind.
+    """
     written: list[str] = []
     images: list[str] = []
     if plots:
@@ -491,7 +538,7 @@ def write_outputs(
     if report:
         base = os.path.dirname(os.path.abspath(report))
         links = [os.path.relpath(os.path.abspath(p), base) for p in images]
-        with open(report, "w", encoding="utf-8") as fh:
+        with atomic_write(report, "w", encoding="utf-8") as fh:
             fh.write(markdown_report(rows, links))
         written.append(report)
     return written

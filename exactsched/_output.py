@@ -1,0 +1,152 @@
+"""How text and files leave exactsched: names shown safely, files written whole.
+
+* :func:`printable`: a name (an instance's, a method label, an id) as it may be
+  shown on a terminal or in Markdown. Names are data: a file name or a ``name``
+  field may hold an ANSI escape, a newline, a ``|`` or a backtick, which must
+  neither reach the terminal as a control sequence nor break a table. JSON and
+  CSV keep the exact name; only what is shown to a reader goes through here.
+* :func:`atomic_write`: open a file to be written through a temporary file in
+  its folder, moved over the target only once complete, so a failed write (a
+  full disk) leaves the old file, or none, never a truncated one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Iterator
+from typing import IO, Any
+
+__all__ = ["printable", "atomic_write"]
+
+# Inline Markdown that a name could start: a backslash (it would escape what follows),
+# code spans, table cells, emphasis, links, HTML, math and strike-through.
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`|*_[]<>$~"})
+
+
+def printable(text: object, markdown: bool = False) -> str:
+    """``text`` as it may be shown: no control character, and in Markdown no markup.
+
+    Every character that is not printable (a control character such as ESC,
+    a newline, a tab, a bidirectional override) becomes its visible Python
+    escape (``\\x1b``, ``\\n``), so a name stays one line and sends nothing to
+    the terminal. With ``markdown``, a line break or tab becomes a space
+    instead and Markdown's inline punctuation (``\\ ` | * _ [ ] < > $ ~``) is
+    backslash-escaped, so a name shows as it is and cannot break a table
+    cell, a list item or a code span around it.
+
+    Parameters
+    ----------
+    text : object
+        The name (anything else is converted with ``str``).
+    markdown : bool
+        Escape for a Markdown table or list instead of a terminal.
+
+    Returns
+    -------
+    str
+        The text to show; ``text`` itself when there is nothing to escape.
+
+    Examples
+    --------
+    >>> printable("heft"), printable("a\\nb"), printable("\\x1b[31mred")
+    ('heft', 'a\\\\nb', '\\\\x1b[31mred')
+    >>> printable("we|ird\\nname `x`", markdown=True)
+    'we\\\\|ird name \\\\`x\\\\`'
+    """
+    text = str(text)
+    if markdown:
+        text = text.translate(_MARKDOWN)
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable()
+        else " " if markdown and ch.isspace()
+        else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+    """Open ``path`` for writing; it gets the whole text or is left as it was.
+
+    The file object writes a temporary file in the target's folder; on leaving
+    the block without error it is flushed to disk and moved over ``path``
+    (:func:`os.replace`, atomic on one file system). On any error the
+    temporary file is removed and the error propagates, with ``path`` as its
+    file name where it named the temporary file.
+
+    A path that exists and is not a regular file (``/dev/full``,
+    ``/dev/stdout``, a named pipe) is written in place: nothing can stand in
+    for it. So is a writable file in a folder where no file can be created.
+    A symbolic link is written through, as :func:`open` would.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    mode : str
+        ``"w"`` (text) or ``"wb"`` (bytes).
+    **kwargs
+        Passed to :func:`open` (``encoding``, ``newline``, ``errors``).
+
+    Yields
+    ------
+    file object
+
+    Raises
+    ------
+    OSError
+        If the file cannot be written; ``path`` is then unchanged.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_write(folder / "a.txt", encoding="utf-8") as fh:
+    ...     _ = fh.write("whole")
+    >>> (folder / "a.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('whole', ['a.txt'])
+    """
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):
+        with open(path, mode, **kwargs) as fh:
+            yield fh
+        return
+    try:
+        fd, temp = _create_temporary(target)
+    except PermissionError:
+        with open(path, mode, **kwargs) as fh:
+            yield fh
+        return
+    except OSError as exc:  # a missing folder: say which file was asked for
+        exc.filename = os.fspath(path)
+        raise
+    try:
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, stat.S_IMODE(os.stat(target).st_mode))  # an existing file keeps its mode
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())  # a full disk shows here, before the old file is replaced
+        os.replace(temp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError) and exc.filename == temp:
+            exc.filename = os.fspath(path)
+        raise
+
+
+def _create_temporary(target: str) -> tuple[int, str]:
+    """A new empty file beside ``target`` (its descriptor and path), mode as the umask says."""
+    folder, name = os.path.split(target)
+    for _ in range(100):
+        temp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{target}: no free temporary name beside it")
