@@ -162,6 +162,13 @@ class _Static:
             [problem.isolation_partners(j) for j in range(n)], None
         )
         self.has_iso = bool(len(problem.iso_a))
+        # Integer data whose every sum stays below 2**53 add up exactly: then the
+        # per-gap test alone is ScheduleBuilder's. Otherwise its float-faithful form.
+        finite = np.where(self.allowed, self.cost, 0.0)
+        total = finite.max(axis=1).sum() + float(np.sum(problem.arc_unit)) * float(
+            self.hops.max(initial=0.0)
+        )
+        self.exact = bool(problem.is_integral and total < 2.0**53)
 
     @staticmethod
     def _pad(
@@ -261,13 +268,43 @@ class BatchSchedule:
             next_start = np.concatenate([self._bs, inf], axis=2)  # ... and ends here
             begin = np.maximum(prev_end, ready[:, :, None])
             begin[begin + d[:, :, None] > next_start] = np.inf
-            est = begin.min(axis=2)
+            if self._s.exact:
+                est = begin.min(axis=2)
+            else:
+                est = self._float_faithful(begin, prev_end, next_start, ready, d)
             zero = d == 0
             est[zero] = ready[zero]  # a zero-cost task occupies nothing
         else:
             est = np.maximum(self._last, ready)
         est[~allowed] = np.inf
         return est
+
+    def _float_faithful(
+        self,
+        begin: np.ndarray,
+        prev_end: np.ndarray,
+        next_start: np.ndarray,
+        ready: np.ndarray,
+        d: np.ndarray,
+    ) -> np.ndarray:
+        """Earliest starts with ScheduleBuilder's float tests, for non-integer or huge data.
+
+        Its idle gaps are the non-empty ones before the last busy interval
+        (touching intervals leave none, so a sub-ulp task, whose float end equals
+        its start, is not squeezed in between), and a processor's gaps are tried
+        only if its longest gap is at least ``d`` and its latest gap end minus
+        ``d`` is at least the ready time: in floats these can differ from the
+        per-gap test ``begin + d <= gap end`` by a rounding (a cost below a float
+        step of the times: 2e15 + 0.009 is 2e15).
+        """
+        gap = np.isfinite(next_start) & (prev_end < next_start)
+        begin[~gap] = np.inf
+        with np.errstate(invalid="ignore"):  # inf - inf in the padding, masked out
+            longest = np.where(gap, next_start - prev_end, -np.inf).max(axis=2)
+        last_end = np.where(gap, next_start, -np.inf).max(axis=2)
+        fits = (longest >= d) & (last_end - d >= ready)
+        est = np.where(fits, begin.min(axis=2), np.inf)
+        return np.minimum(est, np.maximum(self._last, ready))
 
     def _isolation(
         self, task: np.ndarray, est: np.ndarray, d: np.ndarray, allowed: np.ndarray
@@ -277,7 +314,10 @@ class BatchSchedule:
         r = np.arange(self.rows)[:, None]
         part = s.iso[task]
         bs, bf = self.start[r, part], self.finish[r, part]
-        valid = s.iso_ok[task] & (self.proc[r, part] >= 0) & (bf > bs)
+        where = self.proc[r, part]
+        # A partner of positive cost blocks even when its float finish equals its
+        # start (a sub-ulp cost), as in ScheduleBuilder: it may lie inside the task.
+        valid = s.iso_ok[task] & (where >= 0) & (s.cost[part, np.maximum(where, 0)] > 0)
         if not valid.any():
             return est
         bs, bf = bs[:, None, :], bf[:, None, :]
@@ -318,11 +358,18 @@ class BatchSchedule:
         self.proc[r, task] = p
         self.start[r, task] = s
         self.finish[r, task] = f
-        busy = f > s
+        # dur > 0, not f > s: a sub-ulp cost (0.003 at 2e15) still occupies [s, s],
+        # as in ScheduleBuilder and the validator; no later task may span it.
+        busy = dur > 0
         if busy.any():
             rb, pb, sb, fb = r[busy], p[busy], s[busy], f[busy]
             row_s, row_f = self._bs[rb, pb], self._bf[rb, pb]  # (k, n)
-            pos = (row_s < sb[:, None]).sum(axis=1)
+            earlier = row_s < sb[:, None]
+            if not self._s.exact:
+                # Sorted by (start, finish): a sub-ulp [s, s] before a task starting at s
+                # (on exact data every booked interval is longer than 0: no such tie).
+                earlier |= (row_s == sb[:, None]) & (row_f <= fb[:, None])
+            pos = earlier.sum(axis=1)
             idx = np.arange(row_s.shape[1])[None, :]
             pad = np.full((len(rb), 1), np.inf)
             shift_s = np.concatenate([pad, row_s[:, :-1]], axis=1)

@@ -179,3 +179,46 @@ def test_best_makespan_with_fixed_mapping_matches_every_ordering(seed):
     assert b.indices.tolist() == o[int(np.argmin(costs))].tolist()
     s = ordering_schedule(p, b.indices, mapping=mapping)
     assert s.makespan == b.cost and validate(p, s) == []
+
+
+def sub_ulp_problem(seed: int) -> Problem:
+    """Costs near 1e15 next to costs below half a float step there (0.003 at 2e15)."""
+    rng = random.Random(seed)
+    n = 6
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    edges = [(i, j, 0) for i, j in pairs if rng.random() < 0.3]
+    rest = [pr for pr in pairs if (pr[0], pr[1], 0) not in edges]
+    rng.shuffle(rest)
+    costs = [[rng.choice([1e15, 2e15, 3e15, 0.003, 0.25]) for _ in range(2)] for _ in range(n)]
+    return Problem.from_lists(costs, edges, isolation=rest[: rng.randint(0, 2)])
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_sub_ulp_cost_occupies_its_instant_in_the_batch_too(seed):
+    # BatchSchedule booked only f > s; a 0.003 task at 2e15 (f == s in floats) was
+    # then spanned by a later long task: the audit's best makespan 3e15 < the optimum.
+    p = sub_ulp_problem(seed)
+    o = orderings_of(p)
+    batch = BatchSchedule(p, len(o))
+    for k in range(p.n_tasks):
+        batch.step(o[:, k])
+    for r in range(len(o)):
+        s = list_schedule(p, ordering_priority(o[r]))
+        assert validate(p, batch.schedule(r)) == []
+        assert batch.schedule(r) == s and batch.makespan()[r] == s.makespan
+
+
+def test_the_audits_sub_ulp_instance_has_best_makespan_4e15():
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}]},
+        "tasks": [{"id": "A", "cost": 2e15, "processors": ["p1"]},
+                  {"id": "B", "cost": 0.003, "processors": ["p0"]},
+                  {"id": "C", "cost": 3e15, "processors": ["p0"]},
+                  {"id": "D", "cost": 1e15, "processors": ["p1"]}],
+        "edges": [{"src": "A", "dst": "B"}, {"src": "B", "dst": "D"}],
+    }  # fmt: skip
+    p = Problem.from_json(doc)
+    best = best_ordering(p, objective="makespan")
+    assert best.cost == 4e15  # A C B D; A B C D costs 5e15 (C may not span B)
+    assert validate(p, ordering_schedule(p, best.order)) == []
