@@ -247,3 +247,20 @@ def test_forest_count_refuses_other_dags_and_counts_wide_stars():
     assert _forest_count(predecessor_masks(diamond)) is None
     star = Problem.from_lists([1] * 62, [(0, k, 0) for k in range(1, 62)], n_processors=1)
     assert count_legal(star) == math.factorial(61)
+
+
+def test_counts_beyond_2_to_the_100_are_exact():
+    # A root, six chains of 10 and a sink: 60! / (10!)**6 = 3.6e42 orderings. The
+    # float with the residue modulo 2**64 alone gave ...3465878388249909620238862080,
+    # off by 3.5e26; with the residues modulo primes below 2**40 it is exact.
+    chains, length = 6, 10
+    n = 2 + chains * length
+    edges = []
+    for c in range(chains):
+        first = 1 + c * length
+        edges.append((0, first))
+        edges += [(first + k, first + k + 1) for k in range(length - 1)]
+        edges.append((first + length - 1, n - 1))
+    p = Problem.from_lists([1] * n, edges, n_processors=1)
+    expected = math.factorial(chains * length) // math.factorial(length) ** chains
+    assert count_legal(p) == expected
