@@ -522,9 +522,13 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     Each pair ``{a, b}`` becomes the order pair ``[a, b]`` when ``a`` comes
     first, else ``[b, a]``, and the isolation list is removed. "First" is the
     position in a legal ordering (Kong's orderings are execution paths), or,
-    given a schedule, the earlier start (ties: earlier finish, then task index):
-    a list schedule may run a task before one listed ahead of it, and directing
-    the pairs by time keeps that schedule valid for the new instance. The result
+    given a schedule, the earlier start (ties: earlier finish, then the position
+    in a topological order): a list schedule may run a task before one listed
+    ahead of it, and directing the pairs by time keeps that schedule valid for
+    the new instance. That order respects every arc (a zero-cost task and its
+    zero-cost successor can share start and finish; the task index once directed
+    such a pair against their arc and wrote a cyclic instance), so the pairs
+    added never close a cycle. The result
     is an instance document (the input's, with those changes) that any method
     can solve: every schedule of it is a schedule of the original instance.
 
@@ -548,7 +552,9 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     n = problem.n_tasks
     if isinstance(ordering, Schedule):
         _, start, finish = ordering.arrays(problem)
-        o = np.lexsort((np.arange(n), finish, start))
+        topo = np.empty(n, dtype=np.int64)
+        topo[problem.topological_order] = np.arange(n)
+        o = np.lexsort((topo, finish, start))
     else:
         o = _as_indices(problem, ordering)
     pos = np.empty(n, dtype=np.int64)
