@@ -157,10 +157,10 @@ def test_the_audits_zero_cost_pair_is_directed_along_its_arc():
         "edges": [{"src": "b", "dst": "a"}, {"src": "a", "dst": "c"}],
         "isolation": [["a", "b"]],
     }
-    p = Problem.from_json(doc)
-    schedule = exactsched.solve(p, "heft").schedule
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pair repeats the arc: harmless
+        p = Problem.from_json(doc)
+        schedule = exactsched.solve(p, "heft").schedule
         promoted = promote_isolation(p, schedule)
         assert promoted["order"] == [["b", "a"]]
         assert validate(Problem.from_json(promoted), schedule) == []
