@@ -42,22 +42,11 @@ from exactsched.experiments.store import Store
 from exactsched.generators import random_instance
 from exactsched.schedule import load_schedule
 from exactsched.validate import validate
+from tests.test_cli_contract import assert_one_line, run
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "topcuoglu2002.json")
 STUDY_SCRIPT = ROOT / "examples" / "optimality_gap_study.py"
-
-
-def run(capsys, argv):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def assert_one_line(status, err, expected=2):
-    assert "Traceback" not in err, err
-    assert err.count("\n") == 1 and err.endswith("\n"), err
-    assert status == expected, err
 
 
 def assert_valid_study(db) -> int:
