@@ -188,3 +188,17 @@ def test_isl_engine_on_the_command_line(capsys):
     assert status == 0 and doc["engine"] == "isl"
     status, out, _ = run(capsys, MESH, "--count", "--json")
     assert json.loads(out)["legal"] == doc["legal"]
+
+
+def test_a_huge_cost_prints_as_a_float_not_binary_noise(capsys, tmp_path):
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}]},
+        "tasks": [{"id": "a", "cost": 1.000000001e24}, {"id": "b", "cost": 1}],
+        "edges": [{"src": "a", "dst": "b"}],
+    }
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc))
+    status, out, _ = run(capsys, str(path), "--best", "makespan", "--json")
+    assert status == 0 and "1000000001000000037322752" not in out
+    assert json.loads(out)["best"]["cost"] == 1.000000001e24

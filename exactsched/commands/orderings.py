@@ -214,6 +214,10 @@ def _write_json(path: str, document: Any) -> None:
 
 
 def _num(value: float) -> float | int:
-    """Integers as int, other numbers as float (JSON prints 73, not 73.0)."""
+    """Integers as int, other numbers as float (JSON prints 73, not 73.0).
+
+    Beyond 2**53 a float's integer digits are binary noise (1.000000001e24 would
+    print as 1000000001000000037322752): it stays a float.
+    """
     value = float(value)
-    return int(value) if value.is_integer() else value
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
