@@ -24,6 +24,7 @@ instance a proven CP-SAT optimum) it is optimal and the search stops early.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -307,6 +308,7 @@ def tree_minimum(
     mapping: np.ndarray | None = None,
     insertion: bool = True,
     chunk: int = 8192,
+    key: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[float, np.ndarray, int, int]:
     """Least list-schedule makespan over every legal ordering, by a shared-prefix tree.
 
@@ -316,11 +318,15 @@ def tree_minimum(
     the same completions) with a multiplicity. No pruning: every ordering is
     costed, the ones that were merged through their representative.
 
+    ``key`` maps makespans to what is compared (default: the makespans): grid
+    units on decimal data, so that a float rounding does not split a tie.
+
     Returns
     -------
     cost, ordering, ties, count
-        Least makespan, the lexicographically smallest ordering with it, the
-        number of orderings with it, and the number of legal orderings.
+        Least makespan (the float makespan of the ordering returned), the
+        lexicographically smallest ordering with it, the number of orderings
+        with it, and the number of legal orderings.
 
     Examples
     --------
@@ -334,6 +340,7 @@ def tree_minimum(
     pred = predecessor_masks(problem)
     bits = np.arange(n, dtype=np.int64)
     best, best_row, ties, total = np.inf, np.zeros(n, dtype=np.int64), 0, 0
+    best_cost = np.inf
     stack = [
         (
             np.zeros((1, 0), dtype=np.int64),
@@ -365,13 +372,15 @@ def tree_minimum(
                 stack.append((prefix[sl], placed[sl], mult[sl], piece))
             continue
         ms = batch.makespan()
+        keys = ms if key is None else key(ms)
         total += int(mult.sum())
-        low = float(ms.min())
+        low = float(keys.min())
         if low < best:
-            best, best_row, ties = low, prefix[int(np.argmin(ms))].copy(), 0
+            at = int(np.argmin(keys))
+            best, best_row, best_cost, ties = low, prefix[at].copy(), float(ms[at]), 0
         if low == best:
-            ties += int(mult[ms == low].sum())
-    return best, best_row, ties, total
+            ties += int(mult[keys == low].sum())
+    return best_cost, best_row, ties, total
 
 
 def _dedup_groups(batch: BatchSchedule) -> tuple[np.ndarray, np.ndarray]:

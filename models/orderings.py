@@ -46,6 +46,7 @@ References
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -346,6 +347,8 @@ def best_ordering(
                 f"{estimate_seconds(count, problem.n_tasks, objective):.3g} s to enumerate)"
             )
     m = _mapping_or_none(problem, mapping, objective)
+    pair = pair_costs(problem, m, weight) if objective == "network" else None
+    key = cost_key(problem, pair)
     if engine == "isl":
         rows = isl_orderings(isl_set(problem))  # lexicographic order, like the enumeration
         costs = np.concatenate(
@@ -357,26 +360,29 @@ def best_ordering(
                 for k in range(0, len(rows), chunk)
             ]
         )  # fmt: skip
-        best_cost = float(costs.min())
-        best_row = rows[int(np.argmin(costs))]
-        ties, total = int((costs == best_cost).sum()), len(rows)
+        keys = key(costs)
+        at = int(np.argmin(keys))
+        best_cost, best_row = float(costs[at]), rows[at]
+        ties, total = int((keys == keys[at]).sum()), len(rows)
     elif objective == "makespan":
         # Shared prefixes and merged equal partial schedules: every ordering is costed,
         # orders of magnitude faster than scheduling each one from scratch.
         best_cost, best_row, ties, total = tree_minimum(
-            problem, mapping=m, insertion=insertion, chunk=max(1, chunk // 4)
+            problem, mapping=m, insertion=insertion, chunk=max(1, chunk // 4), key=key
         )
     else:
-        pair = pair_costs(problem, m, weight)
-        best_cost, best_row, ties, total = np.inf, None, 0, 0
+        assert pair is not None
+        best_key, best_cost, best_row, ties, total = np.inf, np.inf, None, 0, 0
         for block in iter_orderings(problem, chunk=chunk):
             costs = network_costs(block, pair)
+            keys = key(costs)
             total += len(block)
-            low = float(costs.min())
-            if low < best_cost:
-                best_cost, best_row, ties = low, block[int(np.argmin(costs))].copy(), 0
-            if low == best_cost:
-                ties += int((costs == low).sum())
+            low = float(keys.min())
+            if low < best_key:
+                at = int(np.argmin(keys))
+                best_key, best_cost, best_row, ties = low, float(costs[at]), block[at].copy(), 0
+            if low == best_key:
+                ties += int((keys == low).sum())
     assert best_row is not None  # every DAG has a legal ordering
     return BestOrdering(
         order=tuple(problem.task_ids[t] for t in best_row.tolist()),
@@ -514,6 +520,61 @@ def priority_list_gap(
         "optimum_proven": proven,
         "lower_bound": float(exact.lower_bound),
     }
+
+
+def cost_key(
+    problem: Problem, pair: np.ndarray | None = None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """What orderings' costs are compared by: the costs, or their grid units.
+
+    On decimal data, a cost is read as the grid value it stands for
+    (``rint(cost * 10**places)``), so that two orderings whose exact costs are
+    equal tie even when their float sums differ by a rounding (tasks of 0.1,
+    0.2 and 0.3 in any order cost 0.6 or 0.6000000000000001). The grid is the
+    data's (:func:`models._grid.data_grid`) for makespans, that of the pair
+    costs ``pair`` (the values a network cost adds up) for network costs, and
+    only where the floats hold it (their rounding stays far below half a step).
+    Integer data below 2**53 are exact already, and data off a grid are
+    compared as they are.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([0.1, 0.2, 0.3], n_processors=1)
+    >>> cost_key(p)(np.array([0.6, 0.6000000000000001])).tolist()
+    [6.0, 6.0]
+    """
+    if pair is None:
+        from models._grid import data_grid
+
+        grid = data_grid(problem)
+        if grid.kind != "decimal" or not grid.held:
+            return lambda costs: costs
+        resolution = float(grid.resolution)
+    else:
+        resolution = _pair_resolution(pair, problem.n_tasks)
+        if resolution is None:
+            return lambda costs: costs
+    return lambda costs: np.rint(np.asarray(costs, dtype=float) * resolution)
+
+
+def _pair_resolution(pair: np.ndarray, n: int) -> float | None:
+    """``10**places`` of the decimal pair costs, if their sums stay held; else None.
+
+    None on integers (exact already), on values that are no short decimal
+    (``0.1 * 3`` is ``0.30000000000000004``), and when ``n`` additions of the
+    largest value could round by a quarter step.
+    """
+    from decimal import Decimal
+
+    from models._grid import _places
+
+    values = np.unique(pair[np.isfinite(pair)])
+    places = [_places(Decimal(repr(float(v)))) for v in values.tolist()]
+    if any(p is None for p in places) or not any(places):
+        return None
+    resolution = 10.0 ** max(p for p in places if p is not None)
+    total = n * float(np.abs(values).max(initial=0.0)) * resolution
+    return resolution if total * (4 * n + 2) < 2.0**50 else None
 
 
 def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:

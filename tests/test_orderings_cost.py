@@ -224,3 +224,39 @@ def test_the_audits_sub_ulp_instance_has_best_makespan_4e15():
     best = best_ordering(p, objective="makespan")
     assert best.cost == 4e15  # A C B D; A B C D costs 5e15 (C may not span B)
     assert validate(p, ordering_schedule(p, best.order)) == []
+
+
+def test_a_float_rounding_does_not_split_a_tie():
+    # All six orders of 0.1, 0.2, 0.3 on one processor cost exactly 0.6; three of
+    # them sum to 0.6000000000000001. Ties and the tie-break are the exact ones.
+    p = Problem.from_lists([0.1, 0.2, 0.3], n_processors=1)
+    best = best_ordering(p, "makespan")
+    assert (best.order, best.ties) == (("t0", "t1", "t2"), 6)
+    hops = [[0, 0.1, 1, 1], [0.1, 0, 0.2, 1], [1, 0.2, 0, 0.3], [1, 1, 0.3, 0]]
+    q = Problem.from_lists([1] * 4, n_processors=4, affinity={i: [i] for i in range(4)},
+                           network={"topology": "matrix", "hops": hops})  # fmt: skip
+    best = best_ordering(q, "network")  # t0 t1 t2 t3 and t3 t2 t1 t0: exactly 0.6
+    assert (best.order, best.ties) == (("t0", "t1", "t2", "t3"), 2)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_network_ties_on_decimal_hops_are_the_exact_ones(seed):
+    from fractions import Fraction
+
+    rng = random.Random(seed)
+    n = 5
+    values = [rng.choice([0.1, 0.2, 0.3, 0.7, 1.1]) for _ in range(n * n)]
+    hops = [[0.0 if i == j else values[min(i, j) * n + max(i, j)] for j in range(n)]
+            for i in range(n)]  # fmt: skip
+    edges = [(i, j, 0) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.2]
+    p = Problem.from_lists([1] * n, edges, n_processors=n,
+                           affinity={i: [i] for i in range(n)},
+                           network={"topology": "matrix", "hops": hops})  # fmt: skip
+    exact = {}
+    for o in orderings_of(p).tolist():
+        steps = zip(o[:-1], o[1:], strict=True)
+        exact[tuple(o)] = sum(Fraction(repr(hops[a][b])) for a, b in steps)
+    low = min(exact.values())
+    tied = sorted(o for o, c in exact.items() if c == low)
+    best = best_ordering(p, "network")
+    assert best.indices.tolist() == list(tied[0]) and best.ties == len(tied)
