@@ -432,7 +432,8 @@ def best_priority_list(
         that reaches it is proven best at once. ``seconds`` includes this run.
     stop_at_bound : bool
         False: run to the end and return the lexicographically smallest best
-        list (what :func:`best_ordering` returns).
+        list (what :func:`best_ordering` returns; on float data, a best list of
+        the same cost, as a rounding in a prefix bound can prune a tie).
 
     Returns
     -------
