@@ -260,3 +260,12 @@ def test_results_leaves_superseded_rows_out_and_says_so(tmp_path, capsys):
     assert len(json.loads(captured.out)) == 1 and "--superseded" in captured.err
     assert main(["results", str(db), "--json", "--superseded"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_an_absurd_time_limit_is_not_an_internal_error(capsys):
+    # -t 1e300 made the pool's wait overflow the OS timeout: exit 3, "a bug".
+    from exactsched.cli import main
+
+    assert main(["compare", str(TOPCUOGLU), "--methods", "heft", "--exact", "none",
+                 "-j", "1", "-t", "1e300", "-q"]) == 0  # fmt: skip
+    assert "internal error" not in capsys.readouterr().err

@@ -63,6 +63,7 @@ def warm_up() -> None:
 
 #: Seconds between two checks of the watchdog thread of a pool process.
 WATCHDOG_PERIOD = 0.25
+_MAX_WAIT = 3600.0  # seconds of one wait for a run to finish
 
 
 def _die_with_parent(parent: int) -> None:
@@ -252,7 +253,9 @@ class LocalPool:
                     for w in busy
                     if w.task is not None and w.task.deadline is not None
                 ]
-                timeout = max(0.0, min(deadlines) - now) if deadlines else None
+                # Capped: an absurd limit (-t 1e300) overflows the OS wait; waking
+                # early only rechecks the deadlines.
+                timeout = min(max(0.0, min(deadlines) - now), _MAX_WAIT) if deadlines else None
                 ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
                 for k, w in enumerate(workers):
                     if w.task is None:
