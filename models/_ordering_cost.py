@@ -162,13 +162,12 @@ class _Static:
             [problem.isolation_partners(j) for j in range(n)], None
         )
         self.has_iso = bool(len(problem.iso_a))
-        # Integer data whose every sum stays below 2**53 add up exactly: then the
-        # per-gap test alone is ScheduleBuilder's. Otherwise its float-faithful form.
-        finite = np.where(self.allowed, self.cost, 0.0)
-        total = finite.max(axis=1).sum() + float(np.sum(problem.arc_unit)) * float(
-            self.hops.max(initial=0.0)
-        )
-        self.exact = bool(problem.is_integral and total < 2.0**53)
+        # Held integer data add up exactly (models._grid): then the per-gap test
+        # alone is ScheduleBuilder's. Otherwise its float-faithful form.
+        from models._grid import data_grid
+
+        grid = data_grid(problem)
+        self.exact = grid.kind == "integer" and grid.held
 
     @staticmethod
     def _pad(
