@@ -41,6 +41,14 @@ every sum is a float, so this changes nothing; it spares only differences that
 no float schedule can express (a start of 2e6 and a cost of 1e-10 end at
 2000000.0000000001, which is no float) or that come from rounding a sum once.
 
+Speed. Every rule reads some ``x < y`` (a start before an end or an arrival),
+and both readings above need ``x < y`` in floating point to find a violation. So
+the comparisons are screened in floating point first, and the exact reading (the
+costly part: ``repr`` of every number) is made only when some comparison is not
+settled by ``x >= y``; a valid schedule written by a list scheduler usually never
+needs it (5,000 tasks x 50 processors: 9 ms instead of 55 ms). The verdict and every
+message are the same either way (``tests/test_validate.py``).
+
 Zero-length tasks (cost 0 on their processor) occupy no processor time: their
 empty interval overlaps nothing, on a processor or in an isolation pair, so they
 may start inside another task; edges and order pairs bind them as written
@@ -155,7 +163,10 @@ def validate(
             problems.append(f"task {task}: may not run on processor {pl.processor} (affinity)")
             continue
         # NaN would pass every comparison below: refuse what is not a finite time.
-        bad = [k for k in ("start", "finish") if not _is_finite_time(getattr(pl, k))]
+        if _is_plain_finite(pl.start) and _is_plain_finite(pl.finish):
+            bad = []
+        else:
+            bad = [k for k in ("start", "finish") if not _is_finite_time(getattr(pl, k))]
         if bad:
             problems.extend(
                 f"task {task}: {k} {getattr(pl, k)!r} is not a finite number" for k in bad
@@ -168,7 +179,8 @@ def validate(
     cost[ok] = problem.cost[ok.nonzero()[0], proc[ok]]
     end = start + cost  # the finish every later rule reads (start + cost, as the rules say)
 
-    num = _Numbers(problem, proc, start, finish, cost, ok, tol)
+    # The exact numbers are built only when a comparison needs them (_Screen).
+    num = _Screen(problem, proc, start, finish, cost, ok, tol)
     negative = start < (-tol if tol is not None else 0.0)  # exact or not: any start below 0
     wrong = num.finish_violations()
     for i, task, s, f in rows:
@@ -183,11 +195,11 @@ def validate(
     # Rule 1: no overlap on a processor. Sorting by (start, end) puts zero-length tasks
     # first, so comparing each task with the latest end so far is enough.
     placed = np.flatnonzero(ok)
-    first_seen = {}
-    for i in placed.tolist():
-        first_seen.setdefault(int(proc[i]), len(first_seen))
-    rank = np.array([first_seen.get(int(p), 0) for p in proc.tolist()], dtype=np.int64)
-    by_lane = placed[np.lexsort((end[placed], start[placed], rank[placed]))].tolist()
+    rank = np.zeros(n, dtype=np.int64)  # lanes in the order their processors first appear
+    lanes, first = np.unique(proc[placed], return_index=True)
+    rank[placed] = np.argsort(np.argsort(first))[np.searchsorted(lanes, proc[placed])]
+    by_lane = placed[np.lexsort((end[placed], start[placed], rank[placed]))]
+    by_lane = by_lane[num.lanes_to_check(by_lane, rank)].tolist()
     lane, holder = -1, -1
     for i in by_lane:
         if rank[i] != lane:
@@ -217,8 +229,10 @@ def validate(
     # Rule 3: order pairs wait for the finish.
     osrc, odst = problem.order_src.astype(np.int64), problem.order_dst.astype(np.int64)
     keep = ok[osrc] & ok[odst]
+    keep &= start[odst] < end[osrc]  # a start at or after the end never violates
     early = np.zeros(len(osrc), dtype=bool)
-    early[keep] = num.less_vec(osrc[keep], odst[keep])
+    if keep.any():
+        early[keep] = num.less_vec(osrc[keep], odst[keep])
     for k in np.flatnonzero(early).tolist():
         a, b = int(osrc[k]), int(odst[k])
         problems.append(
@@ -228,7 +242,9 @@ def validate(
 
     # Rule 4: isolation pairs never overlap in time, on any processors.
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
-        if ok[a] and ok[b] and num.positive(a) and num.positive(b) and num.overlap(a, b):
+        if not (ok[a] and ok[b] and start[a] < end[b] and start[b] < end[a]):
+            continue  # touching or apart never violates
+        if num.positive(a) and num.positive(b) and num.overlap(a, b):
             problems.append(
                 f"isolation {ids[a]} / {ids[b]}: [{_t(start[a])}, {_t(end[a])}) and "
                 f"[{_t(start[b])}, {_t(end[b])}) overlap in time"
@@ -424,7 +440,7 @@ class _Numbers:
     def edge_violations(self, src: np.ndarray, dst: np.ndarray, both: np.ndarray) -> np.ndarray:
         """Edges whose destination starts before the data arrive."""
         out = np.zeros(len(src), dtype=bool)
-        exact = self.ex_edge
+        exact = self.ex_edge & both
         if exact.any():
             # start_b >= end_a + hop (lat + data / bw), everything scaled by D = 10**places:
             # (s'_b - e'_a) * D * bw' >= hop' * (lat' * bw' + data' * D).
@@ -458,6 +474,99 @@ class _Numbers:
         if self.tol is not None:
             return self.tol
         return RELATIVE_TOLERANCE * np.maximum(np.abs(x), np.abs(y))
+
+
+class _Screen:
+    """The comparisons of one check, screened in floating point first.
+
+    Every rule reads ``x < y`` (a start before an end or an arrival), which
+    :class:`_Numbers` decides exactly or with the relative slack; both ways it
+    needs ``x < y`` in floating point (an exact violation is confirmed on the
+    floats, the slack only widens the margin). So ``x >= y`` (and ``finish ==
+    start + cost`` for the finishes) is never a violation, and the costly exact
+    reading of every number is made only when some comparison is not settled
+    that way, and then only for the comparisons left: each comparison's
+    verdict depends on its own numbers alone, not on the others.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        proc: np.ndarray,
+        start: np.ndarray,
+        finish: np.ndarray,
+        cost: np.ndarray,
+        ok: np.ndarray,
+        tol: float | None,
+    ) -> None:
+        self._args = (problem, proc, start, finish, cost, ok, tol)
+        self.proc, self.start, self.finish, self.cost = proc, start, finish, cost
+        self.end = start + cost
+        self._numbers: _Numbers | None = None
+
+    @property
+    def exact(self) -> _Numbers:
+        """The exact numbers, built on first use."""
+        if self._numbers is None:
+            self._numbers = _Numbers(*self._args)
+        return self._numbers
+
+    def finish_violations(self) -> np.ndarray:
+        if not np.any((self.finish != self.end) & (self.proc >= 0)):
+            return np.zeros(len(self.start), dtype=bool)
+        return self.exact.finish_violations()
+
+    def lanes_to_check(self, by_lane: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """Mask over ``by_lane`` of the lanes where a task starts before an earlier end.
+
+        ``by_lane`` lists the placed tasks by lane, start and end; a lane in
+        which every task of positive length starts at or after the latest
+        float end before it has no overlap under any reading.
+        """
+        if len(by_lane) == 0:
+            return np.zeros(0, dtype=bool)
+        lane = rank[by_lane]
+        ends = self.end[by_lane]
+        new = np.r_[True, lane[1:] != lane[:-1]]
+        # latest end before each task within its lane (-inf at a lane's first task)
+        shifted = np.where(new, -np.inf, np.r_[-np.inf, ends[:-1]])
+        segment = np.cumsum(new) - 1
+        latest = _segmented_max(shifted, segment)
+        suspect = (self.start[by_lane] < latest) & (self.cost[by_lane] > 0)
+        bad_lanes = np.unique(segment[suspect])
+        return np.isin(segment, bad_lanes)
+
+    def edge_violations(self, src: np.ndarray, dst: np.ndarray, both: np.ndarray) -> np.ndarray:
+        problem = self._args[0]
+        hop = np.zeros(len(src))
+        hop[both] = problem.hops[self.proc[src[both]], self.proc[dst[both]]]
+        lat, bw = float(problem.latency), float(problem.bandwidth)
+        data = problem.edge_data.astype(float)
+        delay = np.where(hop == 0, 0.0, hop * (lat + data / bw))
+        suspect = both & (self.start[dst] < self.end[src] + delay)  # as delay_float adds
+        if not suspect.any():
+            return np.zeros(len(src), dtype=bool)
+        return self.exact.edge_violations(src, dst, suspect)
+
+    def __getattr__(self, name: str) -> Any:
+        # positive, less_end, later_end, overlap, less_vec, delay_float: the exact reading
+        return getattr(self.exact, name)
+
+
+def _segmented_max(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """Running maximum of ``values`` restarted at every new ``segment`` (sorted ids).
+
+    Examples
+    --------
+    >>> _segmented_max(np.array([1.0, 3.0, 2.0, 0.0, 5.0]), np.array([0, 0, 0, 1, 1])).tolist()
+    [1.0, 3.0, 3.0, 0.0, 5.0]
+    """
+    out = values.copy()
+    starts = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    bounds = np.r_[starts, len(values)]
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        np.maximum.accumulate(out[a:b], out=out[a:b])
+    return out
 
 
 def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -537,6 +646,12 @@ def assert_valid(problem: Problem, schedule: Schedule) -> None:
 
 def _is_time(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _is_plain_finite(value: object) -> bool:
+    """A finite float or a plain int (the common case, without the ABC checks)."""
+    kind = type(value)
+    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
 
 
 def _is_finite_time(value: object) -> bool:

@@ -13,6 +13,7 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -690,3 +691,111 @@ def test_a_cost_below_half_an_ulp_of_its_start_still_occupies_the_processor() ->
         "processor p: a [0, 1000000000) overlaps b [500000000, 500000000)",
         "isolation a / c: [0, 1000000000) and [500000000, 500000000) overlap in time",
     ]
+
+
+# ---- the floating-point screen (issue 18, item 6) ---------------------------------------
+
+
+class _Unscreened:
+    """What ``validate`` did before the screen: every comparison read exactly."""
+
+    def __init__(self, *args):
+        self.exact = _validate_module()._Numbers(*args)
+
+    def finish_violations(self):
+        return self.exact.finish_violations()
+
+    def lanes_to_check(self, by_lane, rank):
+        return np.ones(len(by_lane), dtype=bool)
+
+    def edge_violations(self, src, dst, both):
+        return self.exact.edge_violations(src, dst, both)
+
+    def __getattr__(self, name):
+        return getattr(self.exact, name)
+
+
+def _validate_module():
+    import sys
+
+    return sys.modules["exactsched.validate"]
+
+
+def _near_miss(problem, schedule, rng):
+    """Move a few times by an ulp, by the slack or by a real amount (often invalid)."""
+    rows = {t: [pl.processor, pl.start, pl.finish] for t, pl in schedule.items()}
+    ids = list(rows)
+    for _ in range(rng.randint(1, 3)):
+        row = rows[rng.choice(ids)]
+        kind = rng.randint(0, 5)
+        if kind == 0:  # one ulp earlier
+            row[1], row[2] = np.nextafter(row[1], -np.inf), np.nextafter(row[2], -np.inf)
+        elif kind == 1:  # within or just beyond the relative slack
+            d = abs(row[1]) * rng.choice([1e-12, 1e-10, 1e-8])
+            row[1], row[2] = row[1] - d, row[2] - d
+        elif kind == 2:  # the finish an ulp off
+            row[2] = np.nextafter(row[2], rng.choice([-np.inf, np.inf]))
+        elif kind == 3:
+            row[0] = rng.choice(problem.proc_ids)
+        else:  # a real move
+            d = rng.choice([0.1, 0.5, 1.0]) * max(1.0, abs(row[2] - row[1]))
+            row[1], row[2] = max(0.0, row[1] - d), max(0.0, row[1] - d) + (row[2] - row[1])
+    return Schedule({t: Placement(p, s, f) for t, (p, s, f) in rows.items()})
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(st.data())
+def test_the_screen_changes_no_verdict(data):
+    """The float screen gives the same list, message for message, as reading all exactly.
+
+    Instances at magnitudes 1e-9 to 1e14 in integers, decimals and floats, with
+    zero costs, order and isolation pairs and affinity; schedules from list
+    heuristics, moved by an ulp, by the slack or by a real amount.
+    """
+    import random
+
+    from exactsched import solve
+
+    rng = random.Random(data.draw(st.integers(0, 10**9)))
+    processors = rng.choice([1, 2, 4])  # every topology builds these
+    topology = rng.choice(TOPOLOGIES)
+    problem = random_instance(
+        rng.randint(2, 25), processors, topology=topology, n_order=rng.randint(0, 3),
+        n_isolation=rng.randint(0, 3), affinity=rng.choice([0.0, 0.3]),
+        latency=rng.randint(0, 2), seed=rng.randint(0, 10**6),
+    )  # fmt: skip
+    doc = problem.to_json()
+    mode, k = rng.choice(["int", "scale", "decimal", "float"]), rng.choice([-9, -3, 0, 6, 12, 14])
+
+    def number(v):
+        if mode == "int":
+            return v
+        if mode == "scale":
+            return float(f"{v}e{k}")
+        if mode == "decimal":
+            return float(f"{v}.{rng.randint(0, 99)}e{k}")
+        return v * (1 + rng.random()) * 10.0**k
+
+    for task in doc["tasks"]:
+        c = 0 if rng.random() < 0.1 and not isinstance(task["cost"], list | dict) else task["cost"]
+        task["cost"] = [number(v) for v in c] if isinstance(c, list) else (
+            {p: number(v) for p, v in c.items()} if isinstance(c, dict) else number(c)
+        )  # fmt: skip
+    for edge in doc.get("edges", []):
+        edge["data"] = number(edge.get("data", 0))
+    net = doc["platform"].setdefault("network", {})
+    if "latency" in net:
+        net["latency"] = number(net["latency"])
+    problem = Problem.from_json(doc)
+    schedule = solve(problem, rng.choice(["heft", "cpop", "random-eft"]), check=False).schedule
+    module = _validate_module()
+    for candidate in (schedule, _near_miss(problem, schedule, rng)):
+        for tol in (None, 0.0):
+            screened = validate(problem, candidate, tol=tol)
+            saved = module._Screen
+            module._Screen = _Unscreened
+            try:
+                unscreened = validate(problem, candidate, tol=tol)
+            finally:
+                module._Screen = saved
+            assert screened == unscreened
