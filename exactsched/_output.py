@@ -13,16 +13,23 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import re
 import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
-__all__ = ["printable", "atomic_write"]
+__all__ = ["printable", "atomic_write", "number_text"]
 
 # Inline Markdown that a name could start: a backslash (it would escape what follows),
 # code spans, table cells, emphasis, links, HTML, math and strike-through.
 _MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`|*_[]<>$~"})
+_ORDERED = re.compile(r"\d+[.)]")  # "1. x" or "1) x" starts an ordered list
+
+
+# A line that starts with one of these is a heading, list item, quote or rule in Markdown.
+_BLOCK_START = ("#", "-", "+", "=", ">")
 
 
 def printable(text: object, markdown: bool = False) -> str:
@@ -33,8 +40,9 @@ def printable(text: object, markdown: bool = False) -> str:
     escape (``\\x1b``, ``\\n``), so a name stays one line and sends nothing to
     the terminal. With ``markdown``, a line break or tab becomes a space
     instead and Markdown's inline punctuation (``\\ ` | * _ [ ] < > $ ~``) is
-    backslash-escaped, so a name shows as it is and cannot break a table
-    cell, a list item or a code span around it.
+    backslash-escaped, as is a leading ``#``, ``-``, ``+``, ``=``, ``>`` or
+    ``1.``, so a name shows as it is and cannot break a table cell, a list
+    item or a code span around it, nor become a heading.
 
     Parameters
     ----------
@@ -54,10 +62,14 @@ def printable(text: object, markdown: bool = False) -> str:
     ('heft', 'a\\\\nb', '\\\\x1b[31mred')
     >>> printable("we|ird\\nname `x`", markdown=True)
     'we\\\\|ird name \\\\`x\\\\`'
+    >>> printable("# Evil", markdown=True), printable("1. item", markdown=True)
+    ('\\\\# Evil', '\\\\1. item')
     """
     text = str(text)
     if markdown:
         text = text.translate(_MARKDOWN)
+        if text.startswith(_BLOCK_START) or _ORDERED.match(text):
+            text = "\\" + text  # it may start a line: no heading, list or quote
     if text.isprintable():
         return text
     return "".join(
@@ -135,18 +147,70 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
-        if isinstance(exc, OSError) and exc.filename == temp:
-            exc.filename = os.fspath(path)
+        if isinstance(exc, OSError) and exc.filename in (temp, None):
+            exc.filename = os.fspath(path)  # a full disk (write, fsync) names no file
         raise
 
 
 def _create_temporary(target: str) -> tuple[int, str]:
     """A new empty file beside ``target`` (its descriptor and path), mode as the umask says."""
     folder, name = os.path.split(target)
+    # The target's name may be as long as a name can be: keep the temporary one short.
+    stem = name[:40]
     for _ in range(100):
-        temp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        temp = os.path.join(folder, f".{stem}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp
         except FileExistsError:
             continue
     raise FileExistsError(f"{target}: no free temporary name beside it")
+
+
+def number_text(value: float | int) -> str:
+    """A time or bound as text with every digit it holds (3000000002331, not 3e+12).
+
+    A whole float below 2**53 is shown as the integer it is. Another float is
+    shown in the fewest significant digits that give it back within
+    :data:`CLOSE_ULPS` units in its last place: the noise of binary arithmetic
+    on decimal data goes (0.1 + 0.2 + 0.3 is 0.6000000000000001: shown 0.6),
+    every digit a float can hold stays (3000000002331.5, 133456789012345.5).
+    From 2**53 on, a float is shown as it round-trips (``repr``). Only the text
+    changes; stored values and JSON keep every bit.
+
+    Examples
+    --------
+    >>> number_text(3000000002331.0), number_text(80.0), number_text(0.1 + 0.2 + 0.3)
+    ('3000000002331', '80', '0.6')
+    >>> number_text(3000000002331.5), number_text(1 / 3), number_text(2.5e-20)
+    ('3000000002331.5', '0.333333333333333', '2.5e-20')
+    >>> number_text(10000000000001.0), number_text(2.0**53 - 1), number_text(1e300)
+    ('10000000000001', '9007199254740991', '1e+300')
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    value = float(value)
+    if math.isfinite(value) and value == int(value) and abs(value) < 2.0**53:
+        return str(int(value))  # every digit, before any rounding of noise
+    if not abs(value) < 2.0**53:
+        return repr(value)  # as a float round-trips: every unit there may be a digit
+    value = _fewest_digits(value)
+    if value == int(value):
+        return str(int(value))
+    return repr(value)
+
+
+#: Units in the last place within which :func:`number_text` shows a float by a
+#: shorter decimal: the rounding of a few dozen sums, never a digit the float holds.
+CLOSE_ULPS = 16
+
+
+def _fewest_digits(value: float) -> float:
+    """The float of fewest significant digits within :data:`CLOSE_ULPS` ulps of ``value``."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    close = CLOSE_ULPS * math.ulp(value)
+    for digits in range(1, 18):
+        near = float(f"{value:.{digits}g}")
+        if abs(near - value) <= close:
+            return near
+    return value

@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched._output import atomic_write, printable
+from exactsched._output import atomic_write, number_text, printable
 from exactsched.errors import (
     InstanceError,
     InstanceWarning,
@@ -473,17 +473,18 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"min serial time {doc['minimal_serial_time']}")
     skipped = _path_load_skipped(problem)
     bounds = ", ".join(
-        f"{k} n/a: {skipped}" if k == "path_load" and skipped else f"{k} {v:g}"
+        f"{k} n/a: {skipped}" if k == "path_load" and skipped else f"{k} {number_text(v)}"
         for k, v in doc["lower_bounds"].items()
     )
-    print(f"lower bound     {doc['lower_bound']:g} (best of: {bounds})")
+    print(f"lower bound     {number_text(doc['lower_bound'])} (best of: {bounds})")
     return EXIT_OK
 
 
 def _num(value: float) -> float | int:
     value = float(value)
     # Integers beyond 2**53 stay floats: their int() digits are binary noise (1e308).
-    return int(value) if value.is_integer() and abs(value) < 2**53 else round(value, 9)
+    # Others keep every bit: rounding to places would turn a bound of 1e-10 into 0.
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 # ---- validate ---------------------------------------------------------------------
@@ -509,7 +510,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         for v in violations:
             print(f"  - {v}")
     else:
-        print(f"{args.schedule}: valid schedule, makespan {schedule.makespan:g}")
+        print(f"{args.schedule}: valid schedule, makespan {number_text(schedule.makespan)}")
     return EXIT_INVALID if violations else EXIT_OK
 
 
@@ -537,7 +538,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
         def progress(makespan: float, bound: float, seconds: float | None = None) -> None:
             elapsed = time.perf_counter() - started
-            print(f"  {elapsed:8.2f}s  makespan {makespan:g}  bound {bound:g}", file=sys.stderr)
+            print(
+                f"  {elapsed:8.2f}s  makespan {number_text(makespan)}  bound {number_text(bound)}",
+                file=sys.stderr,
+            )
 
         options.setdefault("callback", progress)
     # Whatever a solver prints (its log) goes to standard error: stdout is the result.
@@ -572,8 +576,9 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
         else:
             print("no schedule found within the limits")
         return EXIT_OK
-    print(f"makespan    {result.makespan:g}")
-    print(f"lower bound {result.lower_bound:g}" if result.lower_bound is not None else "")
+    print(f"makespan    {number_text(result.makespan)}")
+    bound = result.lower_bound
+    print(f"lower bound {number_text(bound)}" if bound is not None else "")
     gap = "-" if result.gap is None else f"{100 * result.gap:.2f}%"
     print(f"gap         {gap} (makespan - lower bound) / lower bound")
     if result.certified is not None:
@@ -722,7 +727,8 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
                 if a + k < width:
                     row[a + k] = ch
         if busy:
-            spans = f" {_num(busy[0][1].start):g}-{_num(max(pl.finish for _, pl in busy)):g}"
+            first, last = busy[0][1].start, max(pl.finish for _, pl in busy)
+            spans = f" {number_text(first)}-{number_text(last)}"
         else:
             spans = " idle"
         lines.append(f"{printable(proc):<{name_width}} |{''.join(row)}|{spans}")
@@ -736,7 +742,7 @@ def gantt(problem: Any, schedule: Any, width: int = 64) -> str:
             for k, ch in enumerate(printable(label)[: max(1, b - a)]):
                 if a + k < width:
                     row[a + k] = ch
-        spans = f" {_num(busy[0][1]):g}-{_num(max(f for _, _, f in busy)):g}"
+        spans = f" {number_text(busy[0][1])}-{number_text(max(f for _, _, f in busy))}"
         lines.append(f"{printable(name):<{name_width}} |{''.join(row)}|{spans}")
     return "\n".join(lines)
 

@@ -587,7 +587,10 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     given a schedule, the earlier start (ties: earlier finish, then the position
     in a topological order): a list schedule may run a task before one listed
     ahead of it, and directing the pairs by time keeps that schedule valid for
-    the new instance. That order respects every arc (a zero-cost task and its
+    the new instance, except where a zero-length task lies strictly inside its
+    partner's interval (isolation allows it, as an empty interval overlaps
+    nothing, but no order pair does: either direction then rejects that
+    schedule). That order respects every arc (a zero-cost task and its
     zero-cost successor can share start and finish; the task index once directed
     such a pair against their arc and wrote a cyclic instance), so the pairs
     added never close a cycle. The result

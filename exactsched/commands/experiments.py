@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from exactsched._output import atomic_write, printable
+from exactsched._output import atomic_write, number_text, printable
 from exactsched.cli import check_output, emit_json, seconds_arg, seed_arg, workers_arg
 from exactsched.errors import MethodError
 
@@ -387,7 +387,7 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     title = args.title
     if title is None and method:
         name = printable(problem.name or "schedule")
-        title = f"{name}: {printable(method)}, makespan {schedule.makespan:g}"
+        title = f"{name}: {printable(method)}, makespan {number_text(schedule.makespan)}"
     fig = gantt_chart(problem, schedule, title=title)
     try:
         with atomic_write(args.output, "wb") as fh:  # whole or not at all

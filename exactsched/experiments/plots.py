@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from exactsched._output import atomic_write, printable
+from exactsched._output import atomic_write, number_text, printable
 from exactsched.errors import MethodError, ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
@@ -190,7 +190,8 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     ax.set_xlabel("time")
     ax.set_ylabel("processor" if not lane_row else "processor / port or link")
     ax.set_title(
-        title or f"{printable(problem.name or 'schedule')}: makespan {schedule.makespan:g}",
+        title
+        or f"{printable(problem.name or 'schedule')}: makespan {number_text(schedule.makespan)}",
         parse_math=False,
     )
     ax.plot([], [], color="tab:red", label="data transfer (arrival)")

@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from exactsched._output import atomic_write, printable
+from exactsched._output import atomic_write, number_text, printable
 from exactsched.experiments.analysis import GROUPINGS, summarise, summarise_by
 
 __all__ = [
@@ -43,45 +43,21 @@ def _pct(value: float | None, digits: int = 2) -> str:
 def _num(value: float | None, fmt: str = "exact") -> str:
     """A number; ``exact``: every digit of a makespan (3000000002331, not 3e+12).
 
-    A float is shown in the fewest significant digits that give it back within
-    a relative 1e-13 (:data:`_CLOSE`): the noise of binary arithmetic on decimal
-    data goes (0.1 + 0.2 + 0.3 is 0.6000000000000001: shown 0.6), the digits of
-    the data stay (3000000002331.5). Only the text changes; stored values, JSON
-    and CSV keep every bit.
+    See :func:`exactsched._output.number_text`; ``fmt`` other than ``exact``
+    is a format specification.
 
     Examples
     --------
-    >>> _num(3000000002331.0), _num(80.0), _num(0.1 + 0.2 + 0.3), _num(0.5, ".4f")
-    ('3000000002331', '80', '0.6', '0.5000')
-    >>> _num(3000000002331.5), _num(1 / 3), _num(2.5e-20)
-    ('3000000002331.5', '0.3333333333333', '2.5e-20')
+    >>> _num(3000000002331.0), _num(0.1 + 0.2 + 0.3), _num(0.5, ".4f"), _num(None)
+    ('3000000002331', '0.6', '0.5000', '-')
+    >>> _num(10000000000001.0), _num(133456789012345.5)
+    ('10000000000001', '133456789012345.5')
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if fmt != "exact":
         return format(value, fmt)
-    if isinstance(value, int):
-        return str(value)
-    value = _rounded(float(value))
-    if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
-        return str(int(value))
-    return repr(value)
-
-
-#: Relative distance within which :func:`_num` shows a float by a shorter decimal:
-#: some hundred units in the last place, far below any digit of real data.
-_CLOSE = 1e-13
-
-
-def _rounded(value: float) -> float:
-    """The float of fewest significant digits within a relative :data:`_CLOSE` of ``value``."""
-    if not math.isfinite(value) or value == 0:
-        return value
-    for digits in range(1, 18):
-        near = float(f"{value:.{digits}g}")
-        if abs(near - value) <= _CLOSE * abs(value):
-            return near
-    return value
+    return number_text(value)
 
 
 _SUMMARY_HEAD = (
