@@ -401,12 +401,15 @@ def load_rows(
         Only rows of this exactsched version.
     superseded : bool
         Without ``keys``, also the rows of *superseded* instances: contents
-        read from a file that a later sweep found changed (same file, same
-        communication model and platform, another content; the content of the
-        latest run is current). Left out by default, so a whole-database
-        report does not mix an edited instance's old results into the new ones.
-        Instances of the same name from different files are all current; their
-        names then carry the start of their key, ``x [3f2a9c01]``.
+        that no file holds any more. The content of a file (under one
+        communication model and platform) is the one it held when a sweep last
+        read it, also a sweep that reused stored rows, so a file edited and
+        then reverted shows its reverted content; a content read from several
+        files is superseded only once each of them was read with another
+        content. Left out by default, so a whole-database report does not mix
+        an edited instance's old results into the new ones. Instances of the
+        same name from different files are all current; their names then carry
+        the start of their key, ``x [3f2a9c01]``.
 
     Returns
     -------
@@ -420,7 +423,11 @@ def load_rows(
         models = {k: communication_of(i.get("document")) for k, i in instances.items()}
         kinds = _kinds()
         runs = list(store.runs())
-        stale = set() if keys is not None or superseded else _superseded(instances, runs)
+        stale = (
+            set()
+            if keys is not None or superseded
+            else _superseded(instances, store.sources(), runs)
+        )
         rows = []
         for run in runs:
             if run["instance"] in stale:
@@ -485,31 +492,54 @@ def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     try:
         instances = {i["key"]: i for i in store.instances()}
-        return _superseded(instances, list(store.runs()))
+        return _superseded(instances, store.sources(), list(store.runs()))
     finally:
         if not isinstance(db, Store):
             store.close()
 
 
-def _superseded(instances: dict[str, dict[str, Any]], runs: list[dict[str, Any]]) -> set[str]:
-    """Instance keys whose file was later read with another content (see :func:`load_rows`)."""
-    last: dict[str, str] = {}
-    for run in runs:
-        key, when = run["instance"], run.get("finished") or ""
-        last[key] = max(last.get(key, ""), when)
-    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+def _superseded(
+    instances: dict[str, dict[str, Any]],
+    sources: Iterable[tuple[str, str, int]],
+    runs: Iterable[dict[str, Any]],
+) -> set[str]:
+    """Instance keys with rows that are no file's content any more (see :func:`load_rows`).
+
+    Parameters
+    ----------
+    instances : dict
+        The instances by key (:meth:`Store.instances`).
+    sources : iterable of (str, str, int)
+        ``(key, source, seen)`` of every read (:meth:`Store.sources`).
+    runs : iterable of dict
+        The runs (:meth:`Store.runs`); a key without any hides nothing, so it
+        is never reported.
+
+    Returns
+    -------
+    set of str
+        The keys read from at least one source, each of which was read later
+        with another content (same communication model and platform).
+    """
+    slots: dict[str, tuple[str, str]] = {}
     for key, inst in instances.items():
-        if not inst.get("source") or key not in last:
-            continue
         document = inst.get("document") or "{}"
         platform = json.dumps(json.loads(document).get("platform"), sort_keys=True)
-        groups[(inst["source"], communication_of(document)[0], platform)].append(key)
-    stale: set[str] = set()
-    for keys in groups.values():
-        if len(keys) > 1:
-            current = max(keys, key=lambda k: (last[k], k))
-            stale.update(k for k in keys if k != current)
-    return stale
+        slots[key] = (communication_of(document)[0], platform)
+    # A file holds one content per model and platform: --communication and
+    # --platform make several instances of one file, all current.
+    reads: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
+    for key, source, seen in sources:
+        if key in slots:
+            reads[(source, *slots[key])].append((seen, key))
+    read, current = set(), set()
+    for found in reads.values():
+        newest = max(seen for seen, _ in found)
+        read.update(key for _, key in found)
+        # Keys read at the newest stamp are all current: none replaced the other.
+        current.update(key for seen, key in found if seen == newest)
+    with_rows = {run["instance"] for run in runs}
+    return (read - current) & with_rows
 
 
 def _name_apart(rows: list[dict[str, Any]]) -> None:

@@ -29,6 +29,16 @@ Tables
     starting it (:meth:`Store.claim`), so they share the work; a claim whose
     process is gone (same host) or that is older than its deadline is taken over.
     Databases written before this table existed get it when a sweep opens them.
+``sources``
+    ``instance``, ``source`` (an absolute path) and ``seen``: every file an
+    instance was read from, ``seen`` being when it was last read (a counter
+    that grows by one with each sweep, also one that reuses stored rows). The
+    content of a file is the instance it was last read as; an instance that
+    is no file's content is *superseded* (see
+    :func:`~exactsched.experiments.analysis.load_rows`). A sweep that opens a
+    database written before this table existed fills it in from ``instances``
+    (each instance's first source, ordered by its latest run, as such
+    databases were read); read-only, it is read the same way.
 
 The configuration of a run (method options, time limit, workers, seed,
 certification, version) is all in its key, so rows of different configurations
@@ -73,6 +83,17 @@ CREATE TABLE IF NOT EXISTS claims (
     PRIMARY KEY (instance, method, options, version)
 );
 """
+
+# Not in _SCHEMA: _upgrade fills it in from an older database's instances, once,
+# in the transaction that creates it.
+_SOURCES = """
+CREATE TABLE sources (
+    instance TEXT NOT NULL, source TEXT NOT NULL, seen INTEGER NOT NULL,
+    PRIMARY KEY (instance, source)
+)
+"""
+
+_STUDY_TABLES = frozenset({"meta", "instances", "runs", "claims", "sources"})
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -138,13 +159,11 @@ class Store:
                 raise InstanceError(
                     f"{self.path}: not a study database (an SQLite file with other tables)"
                 )
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _set_wal(self._db)
             # NORMAL in WAL mode survives the death of the process (not of the machine)
             # without an fsync per run.
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            if "kind" not in _columns(self._db, "runs"):
-                self._db.execute("ALTER TABLE runs ADD COLUMN kind TEXT")
+            _upgrade(self._db)
             found = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError as exc:
             with contextlib.suppress(AttributeError, sqlite3.Error):
@@ -152,9 +171,7 @@ class Store:
             if _write_failure(exc):
                 raise StoreWriteError(self.path, exc) from None
             raise InstanceError(f"{self.path}: not a study database ({exc})") from None
-        if found is None:
-            self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        elif found[0] != SCHEMA_VERSION:
+        if found[0] != SCHEMA_VERSION:  # _upgrade wrote it if it was missing
             self._db.close()
             raise InstanceError(
                 f"{self.path}: study database schema {found[0]}, expected {SCHEMA_VERSION}"
@@ -179,11 +196,25 @@ class Store:
     # ---- writing ------------------------------------------------------------------
 
     def add_instances(self, infos: Iterable[InstanceInfo]) -> None:
-        """Record instances (existing keys keep their first name and source)."""
+        """Record instances read by one sweep, and that each source was read now.
+
+        Existing keys keep their first name and source in ``instances``; every
+        (instance, source) pair gets one new ``seen`` stamp in ``sources``, also
+        when its rows are stored already, so a file reverted to an older content
+        makes that content current again.
+        """
+        infos = list(infos)
         rows = [tuple(getattr(i, c) for c in _INSTANCE_COLUMNS) for i in infos]
+        read = {(i.key, i.source) for i in infos if i.source}
         with self._transaction():
             marks = ", ".join("?" * len(_INSTANCE_COLUMNS))
             self._db.executemany(f"INSERT OR IGNORE INTO instances VALUES ({marks})", rows)
+            # Under BEGIN IMMEDIATE: concurrent sweeps get distinct, increasing stamps.
+            (seen,) = self._db.execute("SELECT COALESCE(MAX(seen), 0) + 1 FROM sources").fetchone()
+            self._db.executemany(
+                "INSERT OR REPLACE INTO sources VALUES (?, ?, ?)",
+                [(key, source, seen) for key, source in sorted(read)],
+            )
 
     def add_run(
         self, instance: str, method: str, options: str, version: str, row: dict[str, Any]
@@ -307,6 +338,28 @@ class Store:
             f"SELECT {', '.join(_INSTANCE_COLUMNS)} FROM instances ORDER BY name, key"
         )
         return [dict(zip(_INSTANCE_COLUMNS, r, strict=True)) for r in cur]
+
+    def sources(self) -> list[tuple[str, str, int]]:
+        """Every ``(instance, source, seen)``: the files each instance was read from.
+
+        ``seen`` orders the reads (larger is later). A read-only database
+        written before the ``sources`` table existed gives what a sweep would
+        fill it in with (see the module's notes on ``sources``).
+
+        Examples
+        --------
+        >>> from exactsched import Problem
+        >>> from exactsched.experiments.instances import describe
+        >>> store = Store(":memory:")
+        >>> store.add_instances([describe(Problem.from_lists([1], [], n_processors=1), "/a.json")])
+        >>> [(source, seen) for _, source, seen in store.sources()]
+        [('/a.json', 1)]
+        >>> store.close()
+        """
+        if "sources" not in _tables(self._db):
+            return _legacy_sources(self._db)
+        cur = self._db.execute("SELECT instance, source, seen FROM sources ORDER BY seen")
+        return [tuple(r) for r in cur]  # type: ignore[misc]
 
     def runs(self, *, schedules: bool = False) -> Iterator[dict[str, Any]]:
         """Every run as a dict, in key order; ``schedule`` decompressed if asked."""
@@ -523,6 +576,83 @@ def _open_readonly(path: str) -> sqlite3.Connection:
         what = "no schema version" if found is None else f"schema {found[0]}"
         raise InstanceError(f"{path}: study database {what}, expected {SCHEMA_VERSION}")
     return db
+
+
+def _set_wal(db: sqlite3.Connection, attempts: int = 300) -> None:
+    """Switch to write-ahead logging, waiting while another process creates the file.
+
+    The switch can fail at once with "database is locked" (SQLite's busy
+    handler does not cover it) when two sweeps create one database together;
+    it is retried for up to 30 s, as long as any other lock is waited for.
+    """
+    for attempt in range(attempts):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.1)
+
+
+def _upgrade(db: sqlite3.Connection) -> None:
+    """Create the tables of a new study, or add what an older one lacks.
+
+    The ``kind`` column of ``runs``, the ``claims`` and ``sources`` tables and
+    the schema version in ``meta``, all in one ``BEGIN IMMEDIATE`` transaction
+    that looks again once it holds the lock: two processes opening one older
+    database at once would otherwise both add the column, and the second fail
+    with "duplicate column name". A current database takes no write lock here.
+    """
+
+    def current() -> bool:
+        return (
+            _tables(db) >= _STUDY_TABLES
+            and "kind" in _columns(db, "runs")
+            and db.execute("SELECT 1 FROM meta WHERE key='schema'").fetchone() is not None
+        )
+
+    if current():
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if not current():  # another process may have done it meanwhile
+            new_sources = "sources" not in _tables(db)
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if "kind" not in _columns(db, "runs"):
+                db.execute("ALTER TABLE runs ADD COLUMN kind TEXT")
+            if new_sources:
+                legacy = _legacy_sources(db)
+                db.execute(_SOURCES)
+                db.executemany("INSERT INTO sources VALUES (?, ?, ?)", legacy)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):  # the transaction may be gone already
+            db.execute("ROLLBACK")
+        raise
+
+
+def _legacy_sources(db: sqlite3.Connection) -> list[tuple[str, str, int]]:
+    """The ``sources`` of a database written before that table existed.
+
+    Such a database kept each instance's first source only and no read times:
+    its instances with a source and a run are ranked by their latest finished
+    run (then key), the rule those databases were read by, so an upgrade
+    changes nothing a report of them showed.
+    """
+    last = dict(
+        db.execute(
+            "SELECT instance, MAX(COALESCE(finished, '')) FROM runs GROUP BY instance"
+        ).fetchall()
+    )
+    found = db.execute(
+        "SELECT key, source FROM instances WHERE source IS NOT NULL AND source != ''"
+    ).fetchall()
+    ranked = sorted((last[key], key, source) for key, source in found if key in last)
+    return [(key, source, seen) for seen, (_, key, source) in enumerate(ranked, 1)]
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:
