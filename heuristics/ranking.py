@@ -140,6 +140,13 @@ def mean_comm(problem: Problem) -> np.ndarray:
     pairs cost nothing, e.g. two CPU cores of an ``accelerated-node`` platform
     (those pairs count, with delay 0).
 
+    On a multi-hop network this is the mean *delay* of the arc, ``arc_unit``
+    times the mean hop count. HEFT's ``L + data / B`` with a mean link
+    bandwidth ``B`` read as a mean transfer *rate* over paths (a path of ``h``
+    hops moving data at ``B / h``) would use the harmonic mean of the hops
+    instead (a 1 x 3 mesh, data 6: 8.0 here, 7.2 that way); the two agree on
+    a uniform network, and the choice changes task order, never validity.
+
     References
     ----------
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.1.
@@ -257,7 +264,10 @@ def _simple_best(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     Node: least cost, as ``"best"``. Arc: the least delay of the arc between two
     *distinct* processors, ``p`` allowed for ``i`` and ``q`` allowed for ``j``,
     chosen independently of the node weights (that is the difference from
-    ``"best"``); 0 when no such pair exists.
+    ``"best"``); 0 when no such pair exists. Since it never lets the two tasks
+    share a processor, this "best" reading can weigh an arc more than
+    ``"best"`` does (three identical processors: ``best`` 0, ``simple-best``
+    one hop).
     """
     arc = problem.arc_unit * _pair_extreme(problem, problem.allowed, "min", distinct=True)
     return problem.min_cost(), arc
