@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import re
@@ -124,7 +125,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -
     """
     target = os.path.realpath(path)
     if os.path.exists(target) and not os.path.isfile(target):
-        with open(path, mode, **kwargs) as fh:
+        with _open_in_place(path, mode, **kwargs) as fh:
             yield fh
         return
     try:
@@ -150,6 +151,26 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -
         if isinstance(exc, OSError) and exc.filename in (temp, None):
             exc.filename = os.fspath(path)  # a full disk (write, fsync) names no file
         raise
+
+
+def _open_in_place(path: str | os.PathLike[str], mode: str, **kwargs: Any) -> IO:
+    """Open a device or named pipe for writing; a pipe that no process reads is an error.
+
+    Opening such a pipe would wait forever for a reader; opened without
+    blocking it fails at once (``ENXIO``), and with a reader the descriptor is
+    switched back to blocking writes.
+    """
+    if not stat.S_ISFIFO(os.stat(path).st_mode):
+        return open(path, mode, **kwargs)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            reason = "a named pipe that no process reads"
+            raise OSError(exc.errno, reason, os.fspath(path)) from None
+        raise
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, mode, **kwargs)
 
 
 def _create_temporary(target: str) -> tuple[int, str]:

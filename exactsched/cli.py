@@ -22,6 +22,8 @@ import json
 import math
 import os
 import re
+import sqlite3
+import stat
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -253,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _guarded(argv: Sequence[str] | None) -> int:
     command = "exactsched"
+    args = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InstanceWarning)
         try:
@@ -265,6 +268,9 @@ def _guarded(argv: Sequence[str] | None) -> int:
                 status = _COMMANDS[args.command](args)
             sys.stdout.flush()  # inside the guard: a full disk is caught here
         except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
+            if isinstance(exc, sqlite3.DatabaseError) and _DAMAGED.search(str(exc)):
+                # damaged pages met while reading a study (opening checks only the header)
+                exc = InstanceError(f"{getattr(args, 'db', None) or command}: {exc}")
             status, message = _error_status(exc, command)
             if message is not None:
                 # The error alone: warnings about the input are printed on success only,
@@ -273,6 +279,10 @@ def _guarded(argv: Sequence[str] | None) -> int:
             return status
     _flush_warnings(caught)
     return status
+
+
+# SQLite's words for a file it cannot read (not for a mistake in a query).
+_DAMAGED = re.compile(r"malformed|not a database|disk I/O error|corrupt", re.IGNORECASE)
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -608,12 +618,17 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     return EXIT_OK
 
 
-def check_output(path: str | None, option: str, folder: bool = False) -> None:
+def check_output(
+    path: str | None, option: str, folder: bool = False, keep: Sequence[str | None] = ()
+) -> None:
     """Refuse an output path that cannot be written, before any work.
 
     ``option`` names the argument in the message (``--output``, ``--report``);
-    ``folder`` says the path is a folder to create or fill (``--plots``).
-    None (the option not given) passes.
+    ``folder`` says the path is a folder to create or fill (``--plots``);
+    ``keep`` are inputs the output must not overwrite (the study database).
+    A named pipe is written when the result is ready, and refused then if no
+    process reads it (:func:`exactsched._output.atomic_write`). None (the
+    option not given) passes.
 
     Examples
     --------
@@ -642,6 +657,11 @@ def check_output(path: str | None, option: str, folder: bool = False) -> None:
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             raise MethodError(f"{option} {path}: file is not writable")
+        for other in keep:
+            if other and os.path.exists(other) and os.path.samefile(path, other):
+                raise MethodError(f"{option} {path}: is the input {other}, it would be lost")
+        if stat.S_ISSOCK(os.stat(path).st_mode):
+            raise MethodError(f"{option} {path}: is a socket, not a file")
     elif not os.access(parent, os.W_OK):
         raise MethodError(f"{option} {path}: folder {parent} is not writable")
 

@@ -13,8 +13,10 @@ register themselves when imported; the registry imports them on first use.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
+import json
 import math
 import os
 import random
@@ -204,6 +206,8 @@ def parse_option(text: str) -> tuple[str, Any]:
     --------
     >>> parse_option("x=0.3"), parse_option("ranking=mean"), parse_option("exact=true")
     (('x', 0.3), ('ranking', 'mean'), ('exact', True))
+    >>> parse_option('parameters={"log_search_progress": true}')
+    ('parameters', {'log_search_progress': True})
     """
     if "=" not in text:
         raise MethodError(f"--option {text!r}: expected key=value")
@@ -216,8 +220,11 @@ def parse_option(text: str) -> tuple[str, Any]:
         return key, None
     try:
         value = ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         value = raw
+        if raw.lstrip().startswith(("{", "[")):  # JSON spells true, false, null in lower case
+            with contextlib.suppress(ValueError, RecursionError):
+                value = json.loads(raw)
     return key, value
 
 

@@ -954,10 +954,13 @@ def refute_milp(
 
 
 def mathopt_timedelta(seconds: float) -> Any:
-    """``datetime.timedelta`` of ``seconds`` (math_opt's time-limit type)."""
+    """``datetime.timedelta`` of ``seconds`` (math_opt's time-limit type), at most a year.
+
+    A year is as good as no limit, and timedelta overflows near 1e14 s.
+    """
     from datetime import timedelta
 
-    return timedelta(seconds=seconds)
+    return timedelta(seconds=min(seconds, 3.2e7))
 
 
 def refute_bruteforce(

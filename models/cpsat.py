@@ -330,7 +330,12 @@ def solve_model(
         params.max_time_in_seconds = max(0.01, float(seconds))
     code = solver.solve(mv.model, progress)
     if code == cp_model.MODEL_INVALID:
-        raise RuntimeError(f"cpsat: CP-SAT rejected the model: {mv.model.validate()}")
+        reason = mv.model.validate()
+        if not reason and parameters:  # a valid model: the parameters are what it refused
+            raise MethodError(
+                f"parameters: CP-SAT refused {dict(parameters)!r} (a value out of its range?)"
+            )
+        raise RuntimeError(f"cpsat: CP-SAT rejected the model: {reason}")
     return solver, code
 
 

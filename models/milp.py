@@ -594,7 +594,8 @@ def _solve_model(
     mo.minimize(var[cols["cmax"]])
     limit = None
     if deadline is not None:
-        limit = timedelta(seconds=max(0.01, deadline - time.perf_counter()))
+        # A year is as good as no limit; timedelta (and the solver) overflow near 1e14 s.
+        limit = timedelta(seconds=min(max(0.01, deadline - time.perf_counter()), 3.2e7))
     params = mathopt.SolveParameters(
         time_limit=limit,
         # HiGHS through math_opt takes no thread count (it is a HiGHS global)

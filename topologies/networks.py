@@ -509,17 +509,17 @@ class _Grid(Topology):
         # The hops of a grid are a Kronecker sum: viewed with shape dims + dims, entry
         # [c_p, c_q] is the sum over dimensions d of a small n_d x n_d table at axes
         # (d, D + d). One broadcast add per dimension, then a free reshape to (P, P).
-        rank = len(self._dims)
+        # Dimensions of size 1 add nothing (and numpy allows at most 64 axes).
+        dims = tuple(n for n in self._dims if n > 1) or (1,)
+        rank = len(dims)
         tables = []
-        for n in self._dims:
+        for n in dims:
             i = np.arange(n, dtype=np.float64)
             tables.append(self._wrap(np.abs(i[:, None] - i[None, :]), n))
         if rank == 1:
             return tables[0]
-        out = np.zeros(self._dims + self._dims, dtype=np.float64)
-        for d, (n, table) in enumerate(zip(self._dims, tables, strict=True)):
-            if n == 1:
-                continue
+        out = np.zeros(dims + dims, dtype=np.float64)
+        for d, (n, table) in enumerate(zip(dims, tables, strict=True)):
             shape = [1] * (2 * rank)
             shape[d] = shape[rank + d] = n
             out += table.reshape(shape)

@@ -241,9 +241,10 @@ def compare_json(rows: list[dict[str, Any]], outcome: Any) -> dict[str, Any]:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--report``, ``--plots`` and ``--output`` paths that cannot be written."""
-    check_output(args.report, "--report")
-    check_output(args.plots, "--plots", folder=True)
-    check_output(getattr(args, "output", None), "--output")
+    study = (getattr(args, "db", None),)  # never write a report over the database
+    check_output(args.report, "--report", keep=study)
+    check_output(args.plots, "--plots", folder=True, keep=study)
+    check_output(getattr(args, "output", None), "--output", keep=study)
 
 
 def _write_outputs(write_outputs: Any, rows: Any, args: argparse.Namespace) -> list[str]:

@@ -19,7 +19,7 @@ import argparse
 import time
 from typing import Any
 
-from exactsched._output import printable
+from exactsched._output import atomic_write, printable
 from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
 
 __all__ = ["add_parsers"]
@@ -205,7 +205,7 @@ def _write_json(path: str, document: Any) -> None:
     from exactsched.errors import MethodError
 
     try:
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_write(path, "w", encoding="utf-8") as fh:
             fh.write(dumps_json(document) + "\n")
     except OSError as exc:
         raise MethodError(

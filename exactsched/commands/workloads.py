@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from exactsched._output import atomic_write
 from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, InstanceWarning, MethodError
 from exactsched.limits import MAX_COST_CELLS, MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
@@ -202,7 +203,7 @@ def write_problem(problem: Any, path: str | Path, kind: str | None = None) -> st
                 text = json.dumps(document, separators=(",", ":"))
             else:
                 text = json.dumps(document, indent=1)
-            with open(path, "w", encoding="utf-8") as fh:
+            with atomic_write(path, "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")
     except OSError as exc:
         raise InstanceError(f"{path}: cannot write file: {exc.strerror or exc}") from None

@@ -522,7 +522,9 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     dot.obj_dict["attributes"].pop("name", None)
     text = dot.to_string()
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
+        from exactsched._output import atomic_write
+
+        with atomic_write(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     return text
 

@@ -332,7 +332,9 @@ def write_stg(
         lines.append(" ".join(map(str, [n + 1, 0, len(last), *last])))
     text = "\n".join(lines) + "\n"
     if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
+        from exactsched._output import atomic_write
+
+        with atomic_write(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     return text
 
