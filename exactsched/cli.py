@@ -303,6 +303,8 @@ class _Stdout:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if self._stream is None:  # started with standard output closed
+            raise OutputError(errno.EBADF, "standard output is closed")
         try:
             return self._stream.write(text)
         except OSError as exc:
@@ -313,6 +315,8 @@ class _Stdout:
             self.write(line)
 
     def flush(self) -> None:
+        if self._stream is None:
+            return  # nothing was written (write refused it)
         try:
             self._stream.flush()
         except OSError as exc:
@@ -370,6 +374,8 @@ def _one_line(text: str) -> str:
 
 
 def _print_error(message: str) -> None:
+    if sys.stderr is None:  # started with standard error closed: nowhere to say it
+        return
     with contextlib.suppress(OSError, ValueError):
         # A message may quote a name: no escape sequence reaches the terminal.
         print(f"exactsched: error: {printable(message)}", file=sys.stderr)
@@ -664,6 +670,14 @@ def check_output(
             raise MethodError(f"{option} {path}: is a socket, not a file")
     elif not os.access(parent, os.W_OK):
         raise MethodError(f"{option} {path}: folder {parent} is not writable")
+    else:
+        name = os.path.basename(os.path.abspath(path))
+        try:
+            longest = os.pathconf(parent, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            longest = 255
+        if len(os.fsencode(name)) > longest:
+            raise MethodError(f"{option}: file name too long (at most {longest} bytes)")
 
 
 def _check_writable(path: str) -> None:

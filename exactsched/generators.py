@@ -387,8 +387,9 @@ def topcuoglu_dag(
         raise ValueError(f"alpha: expected a positive number, got {alpha!r}")
     _share(out_degree, "out_degree", low=1.0, high=float(max(v, 1)))
     rng = _rng(seed)
-    mean_height = np.sqrt(v) / float(alpha)
     # Height uniform on 1 .. ceil(2*mean - 1): mean about sqrt(v)/alpha; at most v levels.
+    # (The mean is capped where the draw's integer bound would overflow: alpha near 0.)
+    mean_height = min(np.sqrt(v) / float(alpha), 1e15)
     top = max(1, int(np.ceil(2 * mean_height - 1)))
     height = min(v, int(rng.integers(1, top + 1)) if top > 1 else 1)
     levels = _levels(_level_sizes(v, height, rng))

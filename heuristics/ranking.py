@@ -582,6 +582,8 @@ def _snap(values: np.ndarray) -> np.ndarray:
     if scale == 0.0:
         return values
     decimals = 12 - int(np.ceil(np.log10(scale)))
+    if abs(decimals) > 290:  # 10**decimals would overflow (data near 1e-300): leave them
+        return values
     return np.where(finite, np.round(values, decimals), values)
 
 

@@ -96,21 +96,50 @@ def scale_up(
     distinct, code = np.unique(values, return_inverse=True)
     out = np.empty(len(distinct))
     exact = True
+    # A float product more than 1e-9 (relative) from every integer has the ceiling
+    # of the exact product (the decimals differ from the floats by ~1e-16 relative):
+    # only products near an integer need the decimals.
+    near = np.abs(distinct) * float(resolution)
+    with np.errstate(invalid="ignore", over="ignore"):
+        frac = np.abs(near - np.round(near))
+        clear = np.isfinite(near) & (frac > 1e-9 * near) & (near < 2.0**52)
+    out[clear] = np.ceil(distinct[clear] * float(resolution))
+    exact = not clear.any()
+    # At a resolution 10**k, a value v with N = round(v * 10**k) and N / 10**k == v
+    # (both exact floats below 2**52) prints as the decimal N * 10**-k: its shortest
+    # decimal has at most k places and lies within an ulp < 10**-k of it. So the
+    # product is the integer N, with no decimal arithmetic.
+    done = clear
+    if _power_of_ten(resolution):
+        r = float(resolution)
+        with np.errstate(invalid="ignore", over="ignore"):
+            whole = np.round(distinct * r)
+            hit = ~clear & (near < 2.0**52) & (whole / r == distinct)
+        out[hit] = whole[hit]
+        done = clear | hit
     with localcontext() as context:
         context.prec = 800  # exact products of any two doubles' shortest decimals
         scale = Decimal(repr(float(resolution)))
-        for k, v in enumerate(distinct.tolist()):
+        for k in np.flatnonzero(~done).tolist():
+            v = float(distinct[k])
             if not math.isfinite(v):
                 out[k] = v
                 continue
             d = Decimal(repr(v)) * scale
             up = int(d.to_integral_value(rounding=ROUND_CEILING))
             exact = exact and d == up
-            out[k] = float(up)
-            if out[k] < up:  # the float of a huge integer fell below it: stay a restriction
-                out[k] = math.nextafter(out[k], math.inf)
+            value = float(up)  # compared as a Python float: numpy would round up to a float
+            if value < up:  # the float of a huge integer fell below it: stay a restriction
+                value = math.nextafter(value, math.inf)
                 exact = False
+            out[k] = value
     return out[code.reshape(values.shape)], exact
+
+
+def _power_of_ten(resolution: float) -> bool:
+    """Whether ``resolution`` is ``10**k`` for a whole ``k`` from 0 to 22 (an exact float)."""
+    r = float(resolution)
+    return r >= 1 and r <= 1e22 and r == int(r) and str(int(r)).rstrip("0") == "1"
 
 
 def _scale_products(
@@ -127,21 +156,27 @@ def _scale_products(
         return plain * resolution, True
     distinct, code = np.unique(units, return_inverse=True)
     out = np.empty((len(distinct), len(factors)))
-    exact = True
+    # As in scale_up: products clear of every integer take the float ceiling.
+    near = np.abs(distinct[:, None] * factors[None, :]) * float(resolution)
+    with np.errstate(invalid="ignore", over="ignore"):
+        frac = np.abs(near - np.round(near))
+        clear = np.isfinite(near) & (frac > 1e-9 * near) & (near < 2.0**52)
+    out[clear] = np.ceil((distinct[:, None] * factors[None, :] * float(resolution))[clear])
+    exact = not clear.any()
     with localcontext() as context:
         context.prec = 800
         scale = Decimal(repr(float(resolution)))
         hops = [Decimal(repr(float(h))) for h in factors.tolist()]
-        for k, u in enumerate(distinct.tolist()):
-            base = Decimal(repr(u)) * scale
-            for m, h in enumerate(hops):
-                d = base * h
-                up = int(d.to_integral_value(rounding=ROUND_CEILING))
-                exact = exact and d == up
-                out[k, m] = float(up)
-                if out[k, m] < up:
-                    out[k, m] = math.nextafter(out[k, m], math.inf)
-                    exact = False
+        for k, m in zip(*np.nonzero(~clear), strict=True):
+            k, m = int(k), int(m)
+            d = Decimal(repr(float(distinct[k]))) * scale * hops[m]
+            up = int(d.to_integral_value(rounding=ROUND_CEILING))
+            exact = exact and d == up
+            value = float(up)
+            if value < up:  # as in scale_up: a Python comparison, exact for huge integers
+                value = math.nextafter(value, math.inf)
+                exact = False
+            out[k, m] = value
     return out[code], exact
 
 

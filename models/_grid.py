@@ -127,6 +127,42 @@ class Grid:
         return abs(self.units(a) - self.units(b)) >= Fraction(1, 2)
 
 
+_UNDECIDED = -1
+_NOT_DECIMAL = -2
+
+
+def fast_places(values: np.ndarray) -> np.ndarray:
+    """Decimal places of each value where floats decide them; else a marker.
+
+    For ``v`` with ``N = round(v * 10**k)`` and ``N / 10**k == v``, both exact
+    floats with ``|v| * 10**k < 2**52``, the shortest decimal of ``v`` is
+    ``N * 10**-k``: it has at most ``k`` places and lies within an ulp, which
+    is below ``10**-k``, of that multiple of ``10**-k``. The least such ``k``
+    is therefore the places :func:`_places` reads, and such a ``v`` has more
+    than 15 significant digits exactly when ``N >= 10**15`` (``k >= 1``: ``N``
+    then has no trailing zero). Gives ``k``, :data:`_NOT_DECIMAL` for those
+    of 16 digits, :data:`_UNDECIDED` where no ``k <= MAX_PLACES`` decides.
+
+    Examples
+    --------
+    >>> fast_places(np.array([2.5, 0.1, 1e-9, 3.0, 0.1 + 0.2, 1e17])).tolist()
+    [1, 1, 9, 0, -1, -1]
+    """
+    values = np.asarray(values, dtype=float)
+    out = np.full(len(values), _UNDECIDED, dtype=np.int64)
+    finite = np.isfinite(values)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(MAX_PLACES + 1):
+            r = 10.0**k
+            scaled = np.abs(values) * r
+            whole = np.round(values * r)
+            hit = (out == _UNDECIDED) & finite & (scaled < 2.0**52) & (whole / r == values)
+            long = hit & (k >= 1) & (np.abs(whole) >= 10.0**_DIGITS)
+            out[hit] = k
+            out[long] = _NOT_DECIMAL
+    return out
+
+
 def _places(d: Decimal) -> int | None:
     """Decimal places of ``d``; None beyond :data:`MAX_PLACES` places or 15 digits."""
     if not d.is_finite():
@@ -188,7 +224,12 @@ def data_grid(problem: Problem) -> Grid:
         context.prec = 800
         delays = _delay_decimals(problem)
         places = 0
-        for v in np.unique(cost).tolist():
+        values = np.unique(cost)
+        fast = fast_places(values)
+        if (fast == _NOT_DECIMAL).any():
+            return Grid("float", None, None, problem.n_tasks, False)
+        places = int(fast.max(initial=0))
+        for v in values[fast == _UNDECIDED].tolist():
             if v == math.floor(v) and abs(v) < 1e16:
                 continue  # an integer (every float integer below 1e16 prints as one)
             k = _places(Decimal(repr(float(v))))

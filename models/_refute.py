@@ -138,10 +138,11 @@ def _floor_exact(
             d = Decimal(repr(v)) * scale
             down = int(d.to_integral_value(rounding=ROUND_FLOOR))
             exact = exact and d == down
-            out[k] = float(down)
-            if out[k] > down:  # a huge integer's float above it: keep a relaxation
-                out[k] = math.nextafter(out[k], -math.inf)
+            value = float(down)  # compared as a Python float: numpy would round the int
+            if value > down:  # a huge integer's float above it: keep a relaxation
+                value = math.nextafter(value, -math.inf)
                 exact = False
+            out[k] = value
     return out[code.reshape(values.shape)], exact
 
 

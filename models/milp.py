@@ -66,6 +66,10 @@ __all__ = ["milp", "build_model", "model_data", "BuildTimeout", "MAX_TASKS"]
 #: Larger instances are refused up front: the pairwise-disjunction model grows with
 #: the square of the tasks (2000 tasks: 4e6 ordering variables, minutes to build).
 MAX_TASKS = 1000
+
+#: Most arcs x processors**2 the model is built for: its arc rows hold that many
+#: terms in Python lists (20 tasks on 4096 processors would need 6e8, 10 GB).
+MAX_DELAY_ENTRIES = 5_000_000
 _SOLVERS = {
     "highs": lambda mathopt: mathopt.SolverType.HIGHS,
     "scip": lambda mathopt: mathopt.SolverType.GSCIP,
@@ -379,7 +383,8 @@ def milp(
     ------
     MethodError
         For a negative ``time_limit`` or ``relative_gap``, ``workers < 1``, an
-        unknown ``solver``, or more than :data:`MAX_TASKS` tasks (refused up front).
+        unknown ``solver``, more than :data:`MAX_TASKS` tasks or more than
+        :data:`MAX_DELAY_ENTRIES` arc-processor-pair terms (refused up front).
 
     Examples
     --------
@@ -426,6 +431,13 @@ def milp(
             f"milp: {problem.n_tasks} tasks is more than {MAX_TASKS}: the pairwise-disjunction "
             f"model would have up to {problem.n_tasks * (problem.n_tasks - 1):.3g} ordering "
             "variables; use cpsat or a heuristic"
+        )
+    entries = len(problem.arc_src) * problem.n_processors**2
+    if entries > MAX_DELAY_ENTRIES:  # one row per arc and processor, P terms each
+        raise MethodError(
+            f"milp: {len(problem.arc_src)} arcs on {problem.n_processors} processors need "
+            f"{entries:.3g} communication terms, more than {MAX_DELAY_ENTRIES:.3g}; "
+            "use cpsat or a heuristic"
         )
     from ortools.math_opt.python import mathopt
 

@@ -134,3 +134,63 @@ def test_a_pipe_with_a_reader_gets_the_output(tmp_path, capsys):
     document = json.loads(got[0])
     assert document["makespan"] == 80
     assert validate(problem, document) == []
+
+
+def test_milp_refuses_a_model_too_large_to_build(capsys, tmp_path):
+    path = tmp_path / "wide.json"
+    platform = ["--platform", "fully-connected:4096"]
+    argv = ["generate", "random", "--tasks", "20", *platform, "-o", path]
+    assert run(capsys, argv)[0] == 0
+    status, _, err = run(capsys, ["solve", path, "-m", "milp", "-t", "2"])
+    assert_one_line(status, err)
+    assert "communication terms" in err
+
+
+def test_list_heuristics_on_data_near_1e300(capsys, tmp_path):
+    doc = json.loads(Path(EXAMPLE).read_text())
+    for task in doc["tasks"]:
+        task["cost"] = [c * 1e-300 for c in task["cost"]]
+    for edge in doc["edges"]:
+        edge["data"] = edge["data"] * 1e-300
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(doc))
+    problem = Problem.from_json(doc)
+    for method in ("heft", "cpop", "peft", "heft-lookahead"):
+        out = tmp_path / f"{method}.json"
+        status, _, err = run(capsys, ["solve", path, "-m", method, "-o", out])
+        assert status == 0, err
+        assert validate(problem, load_schedule(out)) == []
+
+
+def test_gantt_names_what_is_wrong_with_a_schedule(capsys, tmp_path):
+    out = tmp_path / "h.json"
+    assert run(capsys, ["solve", EXAMPLE, "-m", "heft", "-o", out])[0] == 0
+    doc = json.loads(out.read_text())
+    doc["tasks"] = doc["tasks"][:-1]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doc))
+    status, _, err = run(capsys, ["gantt", short, EXAMPLE, "-o", tmp_path / "g.svg"])
+    assert status == 0 and "not scheduled" in err
+    status, _, err = run(capsys, ["gantt", out, EXAMPLE, "-o", tmp_path / "g.svg", "-m", "heft"])
+    assert_one_line(status, err)
+
+
+@pytest.mark.parametrize("option", [["--alpha", "1e-300"], ["--w-dag", "1e308"]])
+def test_generator_extremes(capsys, tmp_path, option):
+    argv = ["generate", "random", "--tasks", "10", *option, "-o", tmp_path / "g.json"]
+    status, _, err = run(capsys, argv)
+    if status != 0:
+        assert_one_line(status, err)
+        assert option[0].lstrip("-").replace("-", "_") in err
+
+
+def test_closed_standard_output_is_one_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "exactsched", "info", EXAMPLE],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),  # the child starts with standard output closed
+    )
+    assert done.returncode == 2, done.stderr
+    assert "standard output" in done.stderr and "Traceback" not in done.stderr

@@ -291,8 +291,8 @@ def topcuoglu_times(
     """
     if not 0 <= beta <= 2:
         raise MethodError(f"beta: heterogeneity must lie in [0, 2], got {beta!r}")
-    if not 0 < w_dag < float("inf"):
-        raise MethodError(f"w_dag: expected a positive number, got {w_dag!r}")
+    if not 0 < w_dag <= 1e300:  # 2 * w_dag must stay a float (numpy's uniform range)
+        raise MethodError(f"w_dag: expected a positive number up to 1e300, got {w_dag!r}")
     rng = _rng(seed)
     mean = rng.uniform(0.0, 2.0 * w_dag, size=n_tasks)
     spread = rng.uniform(1 - beta / 2, 1 + beta / 2, size=(n_tasks, n_processors))

@@ -1,0 +1,106 @@
+"""The float shortcuts of the exact readings give what the decimals give (session 9).
+
+:func:`models._cpsat_scaling.scale_up` (``ceil(value * resolution)``, decided
+exactly) and :func:`models._grid.fast_places` (a value's decimal places) decide
+most values with float arithmetic and leave the rest to :mod:`decimal`; here
+both are compared with a pure-decimal reference on values from 1e-300 to
+1e17: integers, decimals, floats and the usual traps (0.1 + 0.2, 2**52 + 0.5).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from decimal import ROUND_CEILING, Decimal, localcontext
+
+import numpy as np
+import pytest
+
+from models._cpsat_scaling import scale_up
+from models._grid import MAX_PLACES, _places, fast_places
+
+
+def _values(seed: int, n: int = 400) -> np.ndarray:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        kind = rng.randint(0, 5)
+        if kind == 0:
+            out.append(float(f"{rng.randint(0, 10 ** rng.randint(1, 16))}e-{rng.randint(0, 14)}"))
+        elif kind == 1:
+            out.append(rng.random() * 10 ** rng.randint(-9, 15))
+        elif kind == 2:
+            out.append(float(rng.randint(0, 10 ** rng.randint(1, 17))))
+        elif kind == 3:
+            base = rng.choice([0.1, 0.2, 0.7, 1 / 3, 22.249])
+            out.append(base * rng.choice([1, 3, 10, 1e-3, 1e6]))
+        elif kind == 4:
+            fraction = rng.randint(0, 10 ** rng.randint(1, 9))
+            out.append(float(f"{rng.randint(1, 999999)}.{fraction}"))
+        else:
+            out.append(rng.choice([5e-324, 1e-300, 0.0, 2.0**52 + 0.5, 1e15 + 0.5, 0.1 + 0.2]))
+    return np.array(out)
+
+
+def _reference(values: np.ndarray, resolution: float) -> tuple[list[float], bool]:
+    """``ceil(d * r)`` of the shortest decimals, one Decimal product at a time."""
+    out, exact = [], True
+    with localcontext() as context:
+        context.prec = 800
+        scale = Decimal(repr(float(resolution)))
+        for v in values.tolist():
+            d = Decimal(repr(v)) * scale
+            up = int(d.to_integral_value(rounding=ROUND_CEILING))
+            exact = exact and d == up
+            value = float(up)
+            if value < up:
+                value, exact = math.nextafter(value, math.inf), False
+            out.append(value)
+    return out, exact
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("resolution", [1, 10, 1000, 10**6, 10**12, 1e-3, 3, 25])
+def test_scale_up_matches_the_decimals(seed, resolution):
+    values = _values(seed)
+    got, exact = scale_up(values, resolution)
+    want, want_exact = _reference(values, resolution)
+    assert got.tolist() == want
+    assert exact == want_exact
+    # one value at a time too: exactness is a property of the whole array
+    for v in values[:60]:
+        one = np.array([v])
+        assert scale_up(one, resolution)[1] == _reference(one, resolution)[1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_places_match_the_decimals(seed):
+    values = _values(seed, 2000)
+    fast = fast_places(values)
+    with localcontext() as context:
+        context.prec = 800
+        for v, k in zip(values.tolist(), fast.tolist(), strict=True):
+            if k == -1:
+                continue  # left to the decimals
+            want = _places(Decimal(repr(v)))
+            assert k == (-2 if want is None else want), (v, k, want)
+    assert (fast >= 0).sum() > len(values) // 3  # the shortcut does decide most of them
+    assert fast.max() <= MAX_PLACES
+
+
+def test_huge_products_round_the_right_way():
+    """``ceil`` stays at or above, ``floor`` at or below, the exact product past 2**53.
+
+    1000000000000000.5 at resolution 10 is 10000000000000005, halfway between
+    two floats: the float nearest it may lie on either side, and a comparison
+    of numpy's float with the Python integer rounded the integer first.
+    """
+    from models._refute import _floor_exact
+
+    values = np.array([1000000000000000.5, 3.410589395888877e16, 85973718418517.0])
+    for resolution in (10, 1000):
+        up, _ = scale_up(values, resolution)
+        down, _ = _floor_exact(values, 1.0, resolution)
+        for v, u, d in zip(values.tolist(), up.tolist(), down.tolist(), strict=True):
+            exact = Decimal(repr(v)) * Decimal(resolution)
+            assert Decimal(u) >= exact >= Decimal(d)
