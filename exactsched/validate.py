@@ -483,10 +483,11 @@ class _Screen:
     :class:`_Numbers` decides exactly or with the relative slack; both ways it
     needs ``x < y`` in floating point (an exact violation is confirmed on the
     floats, the slack only widens the margin). So ``x >= y`` (and ``finish ==
-    start + cost`` for the finishes) is never a violation, and the costly exact
-    reading of every number is made only when some comparison is not settled
-    that way, and then only for the comparisons left: each comparison's
-    verdict depends on its own numbers alone, not on the others.
+    start + cost`` for the finishes) is never a violation. The costly exact
+    reading (:class:`_Numbers`, of every number) is built only when some
+    comparison is not settled that way, and it then decides only the
+    comparisons left (lanes: the processors where one is left); each
+    comparison's verdict depends on its own numbers alone, not on the others.
     """
 
     def __init__(
