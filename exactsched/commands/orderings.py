@@ -59,7 +59,8 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     p.add_argument(
         "--mapping",
         metavar="SCHEDULE",
-        help="schedule file whose processors map the tasks (network cost; fixed makespan)",
+        help="schedule file whose processors map the tasks (network cost; fixed makespan); "
+        "needs --best",
     )
     p.add_argument(
         "--weight",
@@ -87,9 +88,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     p.add_argument(
         "--cpsat-bound",
         type=seconds_arg,
-        default=0.0,
+        default=None,
         metavar="SECONDS",
-        help="--search: first run CP-SAT this long and use its lower bound (default 0: off)",
+        help="--search: first run CP-SAT this long and use its lower bound (default off; "
+        "refused without --search)",
     )
     p.add_argument(
         "--promote-isolation",
@@ -116,6 +118,11 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         raise MethodError("--promote-isolation: needs --best network or --best makespan")
     if args.search and args.best != "makespan":
         raise MethodError("--search: only with --best makespan")
+    # Options that only --search or --best read: refused rather than silently ignored.
+    if args.cpsat_bound is not None and not args.search:
+        raise MethodError("--cpsat-bound: needs --search (with --best makespan)")
+    if args.mapping is not None and not args.best:
+        raise MethodError("--mapping: needs --best network or --best makespan")
     if args.isl and not args.json:
         print(mo.isl_text(problem, args.isl))
         if not (args.count or args.best):

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import stat
+import sys
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,26 @@ _PLATFORM = (
     "a preset (single-gpu, multi-gpu, titan, summit), a JSON file (platform or instance) or "
     "a shorthand: fully-connected:4, mesh:4x4, torus:2x2x2, hypercube:8, fat-tree:8, cpu-gpu:7+1"
 )
+
+
+#: Output extensions and the format each writes (:func:`write_problem`'s rule).
+_OUTPUT_FORMATS = {".json": "json", ".stg": "stg", ".dot": "dot", ".gv": "dot"}
+
+#: The noise factor's default bounds (``--noise``) and out-degree (``--out-degree``).
+_NOISE = (1.0, 10.0)
+_OUT_DEGREE = 2.0
+
+#: Parameters of the random DAG generators -> the option that sets them.
+_GENERATOR_OPTIONS = {
+    "alpha": "--alpha",
+    "out_degree": "--out-degree",
+    "n_layers": "--layers",
+    "p": "--p",
+    "fat": "--fat",
+    "density": "--density",
+    "regularity": "--regularity",
+    "jump": "--jump",
+}
 
 
 def add_parsers(sub: Any) -> dict[str, Any]:
@@ -51,8 +76,11 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         "-o",
         "--output",
         required=True,
-        help="output file (.json, .stg, .dot); with --count > 1 a folder, or a name "
-        "containing {seed}",
+        help="output file (.json, .stg, .dot or .gv: the format; a device such as "
+        "/dev/stdout gets JSON); with --count > 1 a "
+        "name containing {seed} (e.g. g_{seed}.json), else a folder that gets one .json "
+        "file per seed; {seed} is the only placeholder, and with --count > 1 a name "
+        "ending in .json, .stg, .dot or .gv needs it",
     )
     gen.add_argument("--name", help="instance name (default: from the parameters)")
     gen.add_argument("--integral", action="store_true", help="round costs and data to integers")
@@ -60,19 +88,17 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     tiled.add_argument(
         "--tiles", type=int_arg(1, 2**63), help="N: tiles along each side of the matrix"
     )
-    tiled.add_argument(
-        "--tile-size", type=int_arg(1, 2**20), default=128, help="b (default 128)"
-    )
+    tiled.add_argument("--tile-size", type=int_arg(1, 2**20), default=None, help="b (default 128)")
     tiled.add_argument(
         "--noise",
         type=finite_arg,
         nargs=2,
-        default=(1.0, 10.0),
+        default=None,
         metavar=("L", "U"),
-        help="time = flops / peak rate x U(L, U) (default 1 10)",
+        help="time = flops / peak rate x U(L, U), 0 < L <= U (default 1 10)",
     )
     tiled.add_argument(
-        "--precision", type=int_arg(1, 64), default=8, help="bytes per entry (default 8)"
+        "--precision", type=int_arg(1, 64), default=None, help="bytes per entry (default 8)"
     )
     tiled.add_argument(
         "--rate",
@@ -80,7 +106,8 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         default=[],
         metavar="TYPE=FLOPS",
         help="peak flops per microsecond of a processor type, for --weights flops and the "
-        "tiled DAGs on a platform that is not a preset (e.g. --rate cpu=67200 --rate gpu=7.8e6)",
+        "tiled DAGs on a platform that is not a preset (e.g. --rate cpu=67200 --rate gpu=7.8e6; "
+        "each type once)",
     )
     tiled.add_argument(
         "--measured",
@@ -99,7 +126,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     )
     rnd.add_argument("--alpha", type=finite_arg, default=1.0, help="topcuoglu: shape (default 1)")
     rnd.add_argument(
-        "--out-degree", type=finite_arg, default=2.0, help="topcuoglu: mean out-degree (default 2)"
+        "--out-degree",
+        type=finite_arg,
+        default=None,
+        help="topcuoglu: mean out-degree, 1 .. --tasks (default 2, or 1 for one task)",
     )
     rnd.add_argument(
         "--layers",
@@ -150,8 +180,16 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         help="convert STG, DOT, WfCommons or instance files to instance JSON, STG or DOT",
     )
     conv.add_argument("input", help="an instance JSON, WfCommons JSON, STG or DOT file")
-    conv.add_argument("-o", "--output", required=True, help="output file (.json, .stg, .dot)")
-    conv.add_argument("--to", choices=["json", "stg", "dot"], help="default: from -o")
+    conv.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="output file (.json, .stg, .dot or .gv; another extension needs --to; a "
+        "device such as /dev/stdout gets JSON)",
+    )
+    conv.add_argument(
+        "--to", choices=["json", "stg", "dot"], help="output format (default: from -o)"
+    )
     conv.add_argument(
         "--platform",
         help=_PLATFORM + "; required for STG, DOT and WfCommons input, replaces an instance's",
@@ -165,7 +203,7 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         default=[],
         metavar="TYPE=X",
         help="WfCommons input: speed of a processor type relative to the machine that "
-        "recorded the runtimes (default 1), e.g. --speed gpu=10",
+        "recorded the runtimes (default 1), e.g. --speed gpu=10; each type once",
     )
     return {"generate": _cmd_generate, "convert": _cmd_convert}
 
@@ -262,6 +300,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from exactsched.workloads.loader import detect_format, load_problem
 
     check_output(args.output, "--output")
+    to = _output_format(args.output, args.to, " (or choose the format with --to)")
     kind = detect_format(args.input)
     if args.drop_dummies and kind != "stg":
         raise MethodError(f"--drop-dummies: only for STG input; {args.input} is a {kind} file")
@@ -270,12 +309,70 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     speeds = _speeds(args)
     if speeds and args.platform is not None:
         _known_types(speeds, args.platform, "--speed")
-    problem = load_problem(
-        args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=speeds
-    )
-    kind = write_problem(problem, args.output, args.to)
+    try:
+        problem = load_problem(
+            args.input, args.platform, keep_dummies=not args.drop_dummies, speeds=speeds
+        )
+    except InstanceError as exc:
+        # read_wfcommons names a speed too small for the runtimes as speeds.TYPE: the
+        # user gave it as --speed TYPE=X.
+        text = str(exc)
+        if speeds and text.startswith("speeds."):
+            raise MethodError("--speed " + text.removeprefix("speeds.")) from None
+        raise
+    kind = write_problem(problem, args.output, to)
     print(f"{args.output}: {kind} ({_describe(problem)})")
     return 0
+
+
+def _output_format(path: str, to: str | None = None, hint: str = "") -> str:
+    """The format of output ``path``: ``to`` when given, else from its extension.
+
+    An unknown extension is refused rather than written as JSON under a
+    name that says otherwise; ``hint`` ends the message (convert: ``--to``).
+    A device or a named pipe (``/dev/stdout``), whose name cannot say the
+    format, gets JSON as before.
+    """
+    if to is not None:
+        return to
+    suffix = Path(path).suffix.lower()
+    special = os.path.exists(path) and not os.path.isdir(path)
+    if suffix not in _OUTPUT_FORMATS and special and not stat.S_ISREG(os.stat(path).st_mode):
+        return "json"
+    if suffix not in _OUTPUT_FORMATS:
+        known = ", ".join(_OUTPUT_FORMATS)
+        what = f"unknown extension {suffix!r}" if suffix else "no extension"
+        raise MethodError(f"--output {path}: {what}; expected one of {known}{hint}")
+    return _OUTPUT_FORMATS[suffix]
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|[{}]")
+
+
+def _check_output_name(args: argparse.Namespace) -> None:
+    """Refuse an ``-o`` that would silently become something else than asked.
+
+    ``{seed}`` is the only placeholder (a misspelt one would leave every seed
+    the same name); with ``--count`` > 1 and no ``{seed}``, ``-o`` is a folder,
+    so a name with an instance file's extension (``x.json``) that is not
+    already a folder is refused rather than created as one.
+    """
+    others = sorted(set(_PLACEHOLDER.findall(args.output.replace("{seed}", ""))))
+    if others:
+        raise MethodError(
+            f"--output {args.output}: unknown placeholder {', '.join(others)}; the only "
+            "one is {seed}"
+        )
+    if "{seed}" in args.output or args.count == 1:
+        # write_problem takes the format from the extension: check it before the work.
+        _output_format(args.output.replace("{seed}", str(args.seed)))
+        return
+    if Path(args.output).suffix.lower() in _OUTPUT_FORMATS and not Path(args.output).is_dir():
+        stem, suffix = Path(args.output).stem, Path(args.output).suffix
+        raise MethodError(
+            f"--output {args.output}: with --count {args.count}, -o is a folder or a name "
+            f"containing {{seed}} (e.g. {stem}_{{seed}}{suffix})"
+        )
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[int, Path | None]]:
@@ -283,6 +380,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[int, Path | None]]:
     from exactsched.cli import MAX_SEED
 
     check_output(args.output, "--output", folder=args.count > 1 and "{seed}" not in args.output)
+    _check_output_name(args)
     if args.seed + args.count - 1 > MAX_SEED:
         raise MethodError(
             f"--seed {args.seed} --count {args.count}: the last seed would be "
@@ -306,7 +404,6 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
     from exactsched.workloads.tiled import tiled_instance
 
     kind = args.kind
-    _check_options(args)
     if kind in ("cholesky", "qr", "lu"):
         if args.tiles is None:
             raise MethodError(f"generate {kind}: --tiles N is required")
@@ -335,6 +432,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
                 integral=args.integral,
                 name=args.name or f"cholesky-N{args.tiles}-nb{args.tile_size}-{spec.label}",
             )
+        _check_tiled_scale(args, kind, tasks)
         return tiled_instance(
             kind,
             args.tiles,
@@ -352,7 +450,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
             raise MethodError("generate random: --tasks N is required")
         n = args.tasks
         parameters: dict[str, Any] = {
-            "topcuoglu": {"alpha": args.alpha, "out_degree": args.out_degree},
+            "topcuoglu": {"alpha": args.alpha, "out_degree": _out_degree(args, n)},
             "layered": {"n_layers": args.layers or max(1, round(n**0.5)), "p": args.p},
             "erdos-renyi": {"p": args.p},
             "daggen": {
@@ -369,7 +467,7 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
         try:
             arcs = generators.DAG_GENERATORS[args.generator](n, seed=rng, **parameters)
         except ValueError as exc:
-            raise MethodError(f"generate random: {exc}") from None
+            raise MethodError(f"generate random: {_option_message(str(exc))}") from None
         weights = args.weights or "topcuoglu"
         label = f"{args.generator}-n{n}-{weights}"
         return _weigh(args, arcs, n, None, label, rng, weights, seed)
@@ -389,10 +487,17 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    """Refuse options that the chosen kind would ignore (they are a user's mistake)."""
+    """Refuse options that the chosen kind would ignore (they are a user's mistake).
+
+    Then fill in the defaults of the tiled options, left None by the parser so
+    that a given one can be told from a default: call once, before generating.
+    """
     kind = args.kind
     given = {
         "--tiles": args.tiles is not None,
+        "--tile-size": args.tile_size is not None,
+        "--noise": args.noise is not None,
+        "--precision": args.precision is not None,
         "--measured": args.measured,
         "--tasks": args.tasks is not None,
         "--layers": args.layers is not None,
@@ -401,16 +506,29 @@ def _check_options(args: argparse.Namespace) -> None:
         "--data": args.data is not None,
         "--weights": args.weights is not None,
     }
+    tiled = ("--tiles", "--tile-size", "--noise", "--precision", "--measured")
     ignored = {
         "cholesky": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
         "qr": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
         "lu": ("--tasks", "--layers", "--drop-dummies", "--ccr", "--data", "--weights"),
-        "random": ("--tiles", "--measured", "--drop-dummies"),
-        "stg": ("--tiles", "--measured", "--tasks", "--layers"),
+        "random": (*tiled, "--drop-dummies"),
+        "stg": (*tiled, "--tasks", "--layers"),
     }[kind]
     for option in ignored:
         if given[option]:
             raise MethodError(f"{option}: not an option of generate {kind}")
+    if args.measured:
+        # The measured kernel times take neither flop rates, nor noise, nor data sizes.
+        for option in ("--noise", "--precision"):
+            if given[option]:
+                raise MethodError(f"{option}: not used with --measured (measured kernel times)")
+        if args.rate:
+            raise MethodError("--rate: not used with --measured (measured kernel times)")
+    if kind in ("random", "stg") and args.rate and args.weights != "flops":
+        raise MethodError(f"--rate: only with --weights flops for generate {kind}")
+    args.tile_size = 128 if args.tile_size is None else args.tile_size
+    args.noise = _NOISE if args.noise is None else tuple(args.noise)
+    args.precision = 8 if args.precision is None else args.precision
     if kind != "stg" and args.input is not None:
         raise MethodError(f"generate {kind}: takes no input file (got {args.input!r})")
     rates = _rates(args)
@@ -418,6 +536,97 @@ def _check_options(args: argparse.Namespace) -> None:
         _known_types(rates, args.platform, "--rate")
     if args.layers is not None and args.generator != "layered":
         raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
+
+
+def _check_tiled_scale(args: argparse.Namespace, kind: str, tasks: int) -> None:
+    """Refuse a ``--noise`` or ``--rate`` whose tiled task times would overflow.
+
+    Checked before drawing: left to the instance parser, the overflow reads as
+    an infinite cost of a generated task, naming neither option.
+    """
+    from exactsched.workloads.platforms import resolve_platform
+    from exactsched.workloads.tiled import TILED_ALGORITHMS
+    from exactsched.workloads.weights import kernel_flops
+
+    low, high = args.noise
+    if not 0 < low <= high:
+        raise MethodError(f"--noise {low:g} {high:g}: expected 0 < L <= U")
+    spec = resolve_platform(args.platform)
+    rates = _rates(args) or _preset_rates(spec)
+    # Three tiles already hold every kernel of the algorithm.
+    _, kernels, _ = TILED_ALGORITHMS[kind](min(args.tiles, 3))
+    largest = max(kernel_flops(k, args.tile_size) for k in set(kernels))
+    where = f"generate {kind} --tiles {args.tiles} --tile-size {args.tile_size}"
+    _check_time_overflow(args, spec, rates, largest, tasks, high, where)
+
+
+def _preset_rates(spec: Any) -> dict[str, float] | None:
+    """A preset's peak rates by processor type, None for another platform."""
+    if spec.hardware is None:
+        return None
+    return {"cpu": spec.hardware.cpu, "gpu": spec.hardware.gpu}
+
+
+def _check_flop_scale(args: argparse.Namespace, weights: str, spec: Any, tasks: int) -> None:
+    """Refuse a ``--rate`` whose random flop times (``--weights flops``) would overflow.
+
+    The scheme draws integer flop counts up to 100 x the GPU rate (numpy's
+    64-bit integers) and divides them by each type's rate, times a factor up
+    to 10.
+    """
+    if weights != "flops" or not set(spec.types) <= {"cpu", "gpu"}:
+        return  # random_workload refuses the platform, naming the scheme
+    rates = _rates(args) or _preset_rates(spec)
+    if rates is None or "gpu" not in rates:
+        return  # random_workload asks for the missing rate
+    if 100 * rates["gpu"] >= 2**63:
+        raise MethodError(
+            f"--rate gpu={rates['gpu']:g}: too large: --weights flops draws integer flop "
+            "counts up to 100 x the GPU rate, which must stay below 2^63"
+        )
+    largest = max(1.0, float(int(100 * rates["gpu"])))
+    where = f"generate {args.kind} --weights flops"
+    _check_time_overflow(args, spec, rates, largest, tasks, _NOISE[1], where)
+
+
+def _check_time_overflow(
+    args: argparse.Namespace,
+    spec: Any,
+    rates: Mapping[str, float] | None,
+    flops: float,
+    tasks: int,
+    high: float,
+    where: str,
+) -> None:
+    """Refuse rates and noise whose task times could add up past the largest float.
+
+    A task of at most ``flops`` flops takes up to ``flops / rate x high`` on
+    the slowest type; ``tasks`` of them in a row (the instance parser's serial
+    check) must stay finite. The culprit named is ``--rate`` when the default
+    noise bound already overflows, else ``--noise``.
+    """
+    types = set(spec.types)
+    if rates is None or not types <= set(rates):
+        return  # the generator names the missing rate
+    slowest = min(types, key=rates.__getitem__)
+    rate = rates[slowest]
+    ceiling = sys.float_info.max
+
+    def total(bound: float) -> float:
+        return tasks * (flops / rate) * bound  # a float: inf on overflow, no exception
+
+    if total(high) <= ceiling:
+        return
+    if args.rate and total(min(high, _NOISE[1])) > ceiling:
+        raise MethodError(
+            f"--rate {slowest}={rate:g}: too small for {where}: tasks of up to {flops:.3g} "
+            f"flops at this rate would take more than the largest float ({ceiling:.2g}) in all"
+        )
+    low = args.noise[0]
+    raise MethodError(
+        f"--noise {low:g} {high:g}: U too large for {where}: times of up to {flops:.3g} "
+        f"flops / {rate:g} ({slowest}) x U would add up past the largest float ({ceiling:.2g})"
+    )
 
 
 def _check_cost_cells(args: argparse.Namespace, tasks: int, where: str) -> None:
@@ -456,8 +665,26 @@ def _expected_edges(args: argparse.Namespace, n: int) -> int:
         fat = args.fat if 0 <= args.fat <= 1 else 1.0
         density = args.density if 0 <= args.density <= 1 else 1.0
         return int(n * max(1.0, 1.5 * density * 2 * n**fat))
-    degree = args.out_degree if 1 <= args.out_degree <= n else n
+    degree = _out_degree(args, n)
+    degree = degree if 1 <= degree <= n else n
     return int(n * (2 * degree)) + n
+
+
+def _out_degree(args: argparse.Namespace, n: int) -> float:
+    """``--out-degree``, by default 2 capped at the task count (one task has no children).
+
+    A default the user never gave must not be what refuses the command.
+    """
+    if args.out_degree is not None:
+        return float(args.out_degree)
+    return min(_OUT_DEGREE, float(n))
+
+
+def _option_message(message: str) -> str:
+    """A generator's ``parameter: why`` message with the parameter as its CLI option."""
+    name, sep, rest = message.partition(":")
+    option = _GENERATOR_OPTIONS.get(name)
+    return f"{option}:{rest}" if sep and option else message
 
 
 def _ccr_range(text: str) -> tuple[float, float]:
@@ -475,34 +702,37 @@ def _ccr_range(text: str) -> tuple[float, float]:
     return low, high
 
 
-def _speeds(args: argparse.Namespace) -> dict[str, float] | None:
-    """The ``--speed TYPE=X`` options as a mapping, None when there are none."""
-    speeds: dict[str, float] = {}
-    for text in getattr(args, "speed", []):
+def _type_values(texts: list[str], option: str, unit: str) -> dict[str, float] | None:
+    """``TYPE=X`` options (``--speed``, ``--rate``) as a mapping, None when there are none.
+
+    A type given twice is refused, as a repeated ``-O`` key is: keeping the
+    last value would silently drop the first.
+    """
+    values: dict[str, float] = {}
+    for text in texts:
         ptype, _, value = text.partition("=")
         try:
-            speed = float(value)
+            number = float(value)
         except ValueError:
-            speed = float("nan")
-        if not ptype or not 0 < speed < float("inf"):
-            raise MethodError(f"--speed: expected TYPE=X with X > 0, got {text!r}")
-        speeds[ptype] = speed
-    return speeds or None
+            number = float("nan")
+        if not ptype or not 0 < number < float("inf"):
+            raise MethodError(f"{option}: expected TYPE={unit} with {unit} > 0, got {text!r}")
+        if ptype in values:
+            raise MethodError(
+                f"{option} {ptype}: given twice ({ptype}={values[ptype]:g} and {text})"
+            )
+        values[ptype] = number
+    return values or None
+
+
+def _speeds(args: argparse.Namespace) -> dict[str, float] | None:
+    """The ``--speed TYPE=X`` options as a mapping, None when there are none."""
+    return _type_values(getattr(args, "speed", []), "--speed", "X")
 
 
 def _rates(args: argparse.Namespace) -> dict[str, float] | None:
     """The ``--rate TYPE=FLOPS`` options as a mapping, None when there are none."""
-    rates: dict[str, float] = {}
-    for text in args.rate:
-        ptype, _, value = text.partition("=")
-        try:
-            rate = float(value)
-        except ValueError:
-            rate = float("nan")
-        if not ptype or not 0 < rate < float("inf"):
-            raise MethodError(f"--rate: expected TYPE=FLOPS with FLOPS > 0, got {text!r}")
-        rates[ptype] = rate
-    return rates or None
+    return _type_values(args.rate, "--rate", "FLOPS")
 
 
 def _expanded(document: Any) -> dict[str, Any]:
@@ -525,9 +755,14 @@ def _weigh(
     from exactsched.workloads.platforms import resolve_platform
 
     spec = resolve_platform(args.platform)
+    _check_flop_scale(args, weights, spec, n)
     low, high = _ccr_range("1" if args.ccr is None else args.ccr)
-    target = low if low == high else float(rng.uniform(low, high))
+    target: float | None = low if low == high else float(rng.uniform(low, high))
     regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
+    if args.ccr is None and args.data is None and not spec.hops.any():
+        # The default CCR cannot be set where no processors communicate (one
+        # processor): the data then cost nothing, so leave them unscaled.
+        target, regime = None, "no-comm"
     try:
         return random_workload(
             arcs,
@@ -568,6 +803,7 @@ def _name(args: argparse.Namespace, seed: int, what: str, platform: str) -> str:
 def _cmd_generate(args: argparse.Namespace) -> int:
     if args.name is not None and not args.name.strip():
         raise MethodError("--name: empty name")
+    _check_options(args)  # before _outputs creates a folder
     for seed, path in _outputs(args):
         problem = _generate_one(args, seed)
         if path is None:

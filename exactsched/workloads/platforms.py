@@ -97,14 +97,60 @@ def _shorthand(text: str) -> dict[str, Any]:
     return {"processors": [{"id": f"p{k}"} for k in range(count)], "network": network}
 
 
+def _refuse_other_file(path: str) -> None:
+    """Refuse a path that exists but is no regular file (a folder, a FIFO, a device).
+
+    Such a path is neither a preset nor a shorthand, and saying so would hide
+    why it was refused.
+    """
+    from exactsched.instance import not_a_file
+
+    if not os.path.lexists(path):
+        return
+    if os.path.isdir(path):
+        raise InstanceError(f"platform: {path!r} is a directory, not a platform or instance file")
+    if not os.path.exists(path):
+        raise InstanceError(f"platform: {path!r} is a symbolic link to a missing file")
+    why = not_a_file(path) or "not a regular file"
+    raise InstanceError(f"platform: {path!r} is {why}")
+
+
+def _platform_document(path: str, loaded: Any) -> Any:
+    """The platform object of a JSON file: the file itself, or an instance's ``platform``.
+
+    Any other document (a schedule, a study export, a list) is refused naming
+    the file, instead of the parser's complaint about a missing object.
+    """
+    from exactsched.instance import FORMAT
+
+    if not isinstance(loaded, Mapping):
+        kind = "a list" if isinstance(loaded, list) else f"a {type(loaded).__name__}"
+        raise InstanceError(
+            f"platform: {path!r} holds {kind}, not a platform object or an instance document"
+        )
+    if "format" not in loaded:
+        return loaded  # a platform object; the parser checks its keys
+    if loaded["format"] != FORMAT:
+        shown = str(loaded["format"])[:60]
+        raise InstanceError(
+            f"platform: {path!r} is a document of format {shown!r}, not a platform or an "
+            f"instance ({FORMAT!r}) file"
+        )
+    if "platform" not in loaded:
+        raise InstanceError(f"platform: {path!r} is an instance without a 'platform' key")
+    return loaded["platform"]
+
+
 def resolve_platform(spec: Any) -> PlatformSpec:
     """Resolve a preset name, shorthand, file path or platform object.
 
     Raises
     ------
     InstanceError
-        One line naming what is wrong: an unknown name, an unreadable file, or
-        a platform the instance format refuses.
+        One line naming what is wrong: an unknown name, a path that is a
+        folder or no regular file, an unreadable file, a JSON file holding
+        neither a platform nor an instance (a schedule, say), or a platform the
+        instance format refuses.
 
     Examples
     --------
@@ -129,9 +175,7 @@ def resolve_platform(spec: Any) -> PlatformSpec:
             document: Any = {"preset": spec}
             label = spec
         elif Path(spec).is_file():
-            loaded = read_json(spec)
-            if isinstance(loaded, Mapping) and "format" in loaded:
-                loaded = loaded.get("platform")
+            loaded = _platform_document(spec, read_json(spec))
             if isinstance(loaded, Mapping) and "preset" in loaded:
                 name = loaded["preset"]
                 if isinstance(name, str) and name in {**PRESET_ALIASES, **PRESET_HARDWARE}:
@@ -139,6 +183,7 @@ def resolve_platform(spec: Any) -> PlatformSpec:
             document = loaded
             label = Path(spec).stem
         else:
+            _refuse_other_file(spec)
             document = _shorthand(spec)
             label = spec.replace(":", "-").replace("+", "-")
     elif isinstance(spec, Mapping):

@@ -20,8 +20,12 @@ with ``tasks`` and ``files``, ``workflow.execution.tasks`` with
 ``runtimeInSeconds``) and schemas 1.3-1.4 (``workflow.tasks`` with
 ``runtimeInSeconds`` or ``runtime`` and inline ``files`` entries with ``link``
 ``"input"``/``"output"`` and ``sizeInBytes`` or ``size`` in kB for 1.3).
-Every error is one :class:`~exactsched.InstanceError` line naming the file and
-the JSON path at fault.
+A ``schemaVersion`` other than 1.3, 1.4 or 1.5 is refused (1.0-1.2 list
+``jobs``, and a later version may change the layout); a document without one is
+read by its layout. Every error is one :class:`~exactsched.InstanceError` line
+naming the file and the JSON path at fault; a cost that would overflow
+floating point names the task's runtime in the file, or the speed (``speeds.T``)
+that is too small.
 
 References
 ----------
@@ -36,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,7 +48,10 @@ from exactsched.errors import InstanceError
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
-__all__ = ["read_wfcommons"]
+__all__ = ["SCHEMA_VERSIONS", "read_wfcommons"]
+
+#: The WfFormat versions whose layout :func:`read_wfcommons` reads (1.0-1.2 list ``jobs``).
+SCHEMA_VERSIONS = ("1.3", "1.4", "1.5")
 
 
 def _fail(label: str, where: str, message: str) -> InstanceError:
@@ -73,13 +81,36 @@ def _task_key(task: Any, label: str, where: str) -> str:
     return key
 
 
-def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict]:
-    """Name, task ids, runtime by id, parents by id, output and input files (name -> bytes)."""
+def _check_version(doc: Mapping[str, Any], label: str) -> None:
+    """Refuse a ``schemaVersion`` outside :data:`SCHEMA_VERSIONS` (a missing one is read).
+
+    Another version may lay tasks out differently; reading it by the known
+    layouts could silently drop runtimes or files.
+    """
+    if "schemaVersion" not in doc:
+        return
+    version = doc["schemaVersion"]
+    if isinstance(version, bool) or not isinstance(version, str | int | float):
+        raise _fail(label, "schemaVersion", f"expected a string, got {json.dumps(version)[:40]}")
+    if str(version) not in SCHEMA_VERSIONS:
+        raise _fail(
+            label,
+            "schemaVersion",
+            f"WfFormat {str(version)[:40]!r} is not supported; supported: "
+            f"{', '.join(SCHEMA_VERSIONS)}",
+        )
+
+
+def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict, dict[str, str]]:
+    """Name, task ids, runtime by id, parents by id, output and input files (name -> bytes),
+    and the JSON path of each task's runtime (to name it when its cost overflows)."""
     if not isinstance(doc, Mapping) or not isinstance(doc.get("workflow"), Mapping):
         raise _fail(label, "workflow", "missing; not a WfFormat document")
+    _check_version(doc, label)
     name = doc.get("name", "")
     wf = doc["workflow"]
     runtime: dict[str, float] = {}
+    runtime_at: dict[str, str] = {}
     parents: dict[str, list[str]] = {}
     outputs: dict[str, dict[str, float]] = {}
     inputs: dict[str, dict[str, float]] = {}
@@ -122,9 +153,8 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             key = _task_key(task, label, where)
             if key not in parents:
                 raise _fail(label, f"{where}.id", f"unknown task {key!r}")
-            runtime[key] = _number(
-                task.get("runtimeInSeconds"), label, f"{where}.runtimeInSeconds"
-            )
+            runtime_at[key] = f"{where}.runtimeInSeconds"
+            runtime[key] = _number(task.get("runtimeInSeconds"), label, runtime_at[key])
     else:  # schemas 1.3 and 1.4
         for k, task in enumerate(_list(wf.get("tasks"), label, "workflow.tasks")):
             where = f"workflow.tasks[{k}]"
@@ -136,7 +166,8 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
             children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             field = "runtimeInSeconds" if "runtimeInSeconds" in task else "runtime"
-            runtime[key] = _number(task.get(field), label, f"{where}.{field}")
+            runtime_at[key] = f"{where}.{field}"
+            runtime[key] = _number(task.get(field), label, runtime_at[key])
             outputs[key], inputs[key] = {}, {}
             for j, f in enumerate(_list(task.get("files", []), label, f"{where}.files")):
                 fwhere = f"{where}.files[{j}]"
@@ -171,7 +202,49 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                 raise _fail(label, f"task {key!r}", f"unknown child {child!r}")
             if key not in resolved[cid]:
                 resolved[cid].append(key)
-    return str(name), ids, runtime, resolved, outputs, inputs
+    return str(name), ids, runtime, resolved, outputs, inputs, runtime_at
+
+
+def _check_scale(
+    runtime: Mapping[str, float],
+    runtime_at: Mapping[str, str],
+    speeds: Mapping[str, float],
+    time_scale: float,
+    label: str,
+) -> None:
+    """Refuse costs that overflow floating point, naming their cause.
+
+    A cost is ``runtime x time_scale / speed``: the runtime in the file is at
+    fault when ``runtime x time_scale`` (or the sum of them, the serial
+    schedule) overflows; otherwise a speed so small that the division
+    overflows is. Left to the instance parser, both read as a task's infinite
+    cost.
+    """
+    longest = max(runtime, key=runtime.__getitem__)
+    seconds = runtime[longest]
+    largest = sys.float_info.max
+    if seconds * time_scale > largest:
+        raise _fail(
+            label,
+            runtime_at[longest],
+            f"{seconds:g} s is too long: times {time_scale:g} time units per second "
+            f"it exceeds the largest float ({largest:.2g})",
+        )
+    total = sum(runtime.values()) * time_scale
+    if total > largest:
+        raise _fail(
+            label,
+            "workflow",
+            f"the task runtimes add up to more than the largest float ({largest:.2g}) "
+            f"in time units ({time_scale:g} per second)",
+        )
+    slowest = min(speeds, key=speeds.__getitem__)
+    speed = speeds[slowest]
+    if total / speed > largest:
+        raise InstanceError(
+            f"speeds.{slowest}: {speed:g} is too small: the task costs, {total:.3g} time "
+            f"units in all at speed 1, divided by it exceed the largest float ({largest:.2g})"
+        )
 
 
 def read_wfcommons(
@@ -206,7 +279,9 @@ def read_wfcommons(
     ------
     InstanceError
         For a file that is not WfFormat JSON, naming the JSON path at fault, an
-        unknown parent or file, a task without runtime, or a cycle.
+        unsupported ``schemaVersion``, an unknown parent or file, a task without
+        runtime, a runtime whose cost overflows, or a cycle; for a speed so small
+        that the costs overflow, naming ``speeds.T``.
 
     Examples
     --------
@@ -231,7 +306,7 @@ def read_wfcommons(
         ) from None
     except RecursionError:
         raise InstanceError(f"{label}: invalid JSON: nested too deeply") from None
-    wf_name, ids, runtime, parents, outputs, inputs = _parse(doc, label)
+    wf_name, ids, runtime, parents, outputs, inputs, runtime_at = _parse(doc, label)
     spec = resolve_platform(platform)
     types = sorted(set(spec.types))
     speeds = dict(speeds or {})
@@ -241,6 +316,7 @@ def read_wfcommons(
             raise InstanceError(f"speeds.{t}: expected a positive number, got {value!r}")
     if not 0 < time_scale < float("inf"):
         raise InstanceError(f"time_scale: expected a positive number, got {time_scale!r}")
+    _check_scale(runtime, runtime_at, {t: speeds[t] for t in types}, time_scale, label)
 
     def cost(seconds: float) -> dict[str, float] | float:
         by_type = {t: round(seconds * time_scale / speeds[t], 6) for t in types}
