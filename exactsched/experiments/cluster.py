@@ -66,11 +66,18 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
     # Check the address before Client(): a Client whose constructor fails on a malformed
     # address can deadlock later, when the garbage collector closes it.
     try:
-        get_address_host_port(address)
+        host, port = get_address_host_port(address)
     except ValueError as exc:  # "missing port number in address 'garbage'", ...
         raise MethodError(
             f"--dask {address}: not a scheduler address ({exc}); give tcp://HOST:PORT or local"
         ) from None
+    # A host that does not resolve fails at once here; Client() would retry for 30 s.
+    import socket
+
+    try:
+        socket.getaddrinfo(host, port)
+    except (OSError, UnicodeError) as exc:
+        raise MethodError(f"--dask {address}: unknown host {host!r} ({exc})") from None
     try:
         client = Client(address, timeout=30)
     except (OSError, TimeoutError) as exc:
