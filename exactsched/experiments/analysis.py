@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from exactsched.experiments.store import Store
+from exactsched.experiments.store import Read, Store
 
 __all__ = [
     "TOLERANCE",
@@ -80,7 +80,7 @@ EXPORT_COLUMNS = (
     "lower_bound", "optimum", "optimum_certified_by", "best_known", "best_bound", "reference",
     "reference_kind", "gap", "gap_to_optimum", "gap_to_best", "gap_to_bound", "disputed",
     "speedup", "slr", "failed", "certified", "certified_by", "seconds", "error",
-    "finished",
+    "finished", "source",
 )  # fmt: skip
 
 
@@ -401,20 +401,30 @@ def load_rows(
         Only rows of this exactsched version.
     superseded : bool
         Without ``keys``, also the rows of *superseded* instances: contents
-        that no file holds any more. The content of a file (under one
-        communication model and platform) is the one it held when a sweep last
-        read it, also a sweep that reused stored rows, so a file edited and
-        then reverted shows its reverted content; a content read from several
-        files is superseded only once each of them was read with another
-        content. Left out by default, so a whole-database report does not mix
-        an edited instance's old results into the new ones. Instances of the
-        same name from different files are all current; their names then carry
-        the start of their key, ``x [3f2a9c01]``.
+        that no file holds any more. Every time a sweep reads a file it
+        records the file's own content (before any ``--platform`` or
+        ``--communication`` override) and, with ``--platform FILE``, that
+        file's content; a read is *current* when both are what their files
+        held at their latest read (also a sweep that reused stored rows). An
+        instance is superseded when it has rows and reads but no current read:
+        so an edited file's old content is left out whatever the edit changed
+        (tasks, processors, its communication model), under every override it
+        was run with, and so are the rows made on an edited platform file; the
+        same file under two overrides keeps both; a content held by two files
+        stays current while one of them holds it; a file reverted A -> B -> A
+        shows A; a generated instance (no file) is always current. Left out by
+        default, so a whole-database report does not mix an edited instance's
+        old results into the new ones. Instances of the same name from
+        different files are all current; their names then carry the start of
+        their key, ``x [3f2a9c01]``.
 
     Returns
     -------
     list of dict
-        Keys :data:`EXPORT_COLUMNS` (plus ``mst``).
+        Keys :data:`EXPORT_COLUMNS` (plus ``mst``). ``instance`` is the name of
+        the newest current read of the row's instance (the newest read for a
+        superseded one), ``source`` that read's file (None for a generated
+        instance).
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     wanted = None if keys is None else set(keys)
@@ -423,11 +433,9 @@ def load_rows(
         models = {k: communication_of(i.get("document")) for k, i in instances.items()}
         kinds = _kinds()
         runs = list(store.runs())
-        stale = (
-            set()
-            if keys is not None or superseded
-            else _superseded(instances, store.sources(), runs)
-        )
+        reads = store.reads()
+        shown = _shown_reads(reads)
+        stale = set() if keys is not None or superseded else _superseded(reads, runs)
         rows = []
         for run in runs:
             if run["instance"] in stale:
@@ -439,10 +447,13 @@ def load_rows(
                 continue
             inst = instances.get(run["instance"], {})
             model, base = models.get(run["instance"], ("delay", run["instance"]))
+            read = shown.get(run["instance"])
+            name = read.name if read is not None and read.name else inst.get("name")
             rows.append(
                 {
                     **run,
-                    "instance": inst.get("name") or run["instance"],
+                    "instance": name or run["instance"],
+                    "source": (read.source or None) if read is not None else None,
                     "instance_key": run["instance"],
                     "base_key": base,
                     "communication": model,
@@ -491,26 +502,69 @@ def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     try:
-        instances = {i["key"]: i for i in store.instances()}
-        return _superseded(instances, store.sources(), list(store.runs()))
+        return _superseded(store.reads(), list(store.runs()))
     finally:
         if not isinstance(db, Store):
             store.close()
 
 
-def _superseded(
-    instances: dict[str, dict[str, Any]],
-    sources: Iterable[tuple[str, str, int]],
-    runs: Iterable[dict[str, Any]],
-) -> set[str]:
+def _current_reads(reads: Sequence[Read]) -> list[Read]:
+    """The reads of what their files still hold (as of each file's latest read).
+
+    A file's current content is the base of its newest read (every base read
+    at that stamp, for reads a migration could not tell apart); a platform
+    file's likewise. A read is current when its file's base is current and,
+    with a platform file, that file's content is current too; a read of no
+    file (a generated instance) always is. Overrides are no edit: reads of one
+    base under several models or platforms are all current.
+
+    Examples
+    --------
+    >>> r = lambda key, base, seen, p="", pk="": Read(key, "/x", base, p, pk, seen, "x")
+    >>> [c.instance for c in _current_reads([r("k1", "A", 1), r("k2", "B", 2)])]
+    ['k2']
+    >>> reads = [r("k1", "A", 1, "/p", "P1"), r("k2", "A", 2, "/p", "P2"), r("k3", "A", 3)]
+    >>> [c.instance for c in _current_reads(reads)]
+    ['k2', 'k3']
+    """
+    newest: dict[tuple[str, str], int] = {}
+    for r in reads:
+        for slot in (("file", r.source), ("platform", r.platform_source)):
+            if slot[1]:
+                newest[slot] = max(newest.get(slot, r.seen), r.seen)
+    held: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in reads:
+        for slot, content in ((("file", r.source), r.base),
+                              (("platform", r.platform_source), r.platform_key)):  # fmt: skip
+            if slot[1] and r.seen == newest[slot]:
+                held[slot].add(content)
+    return [
+        r for r in reads
+        if (not r.source or r.base in held[("file", r.source)])
+        and (not r.platform_source or r.platform_key in held[("platform", r.platform_source)])
+    ]  # fmt: skip
+
+
+def _shown_reads(reads: Sequence[Read]) -> dict[str, Read]:
+    """The read each instance is shown by: its newest current read, else its newest.
+
+    Its name labels the instance's rows and its file is their ``source``, so a
+    content two files swapped is named after the file that holds it now.
+    """
+    current = set(_current_reads(reads))
+    shown: dict[str, Read] = {}
+    for r in sorted(reads, key=lambda r: (r in current, r.seen, r.source, r.name or "")):
+        shown[r.instance] = r
+    return shown
+
+
+def _superseded(reads: Sequence[Read], runs: Iterable[dict[str, Any]]) -> set[str]:
     """Instance keys with rows that are no file's content any more (see :func:`load_rows`).
 
     Parameters
     ----------
-    instances : dict
-        The instances by key (:meth:`Store.instances`).
-    sources : iterable of (str, str, int)
-        ``(key, source, seen)`` of every read (:meth:`Store.sources`).
+    reads : sequence of Read
+        Every read of the study (:meth:`Store.reads`).
     runs : iterable of dict
         The runs (:meth:`Store.runs`); a key without any hides nothing, so it
         is never reported.
@@ -518,26 +572,11 @@ def _superseded(
     Returns
     -------
     set of str
-        The keys read from at least one source, each of which was read later
-        with another content (same communication model and platform).
+        The keys with rows and at least one read, none of them current
+        (:func:`_current_reads`).
     """
-    slots: dict[str, tuple[str, str]] = {}
-    for key, inst in instances.items():
-        document = inst.get("document") or "{}"
-        platform = json.dumps(json.loads(document).get("platform"), sort_keys=True)
-        slots[key] = (communication_of(document)[0], platform)
-    # A file holds one content per model and platform: --communication and
-    # --platform make several instances of one file, all current.
-    reads: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
-    for key, source, seen in sources:
-        if key in slots:
-            reads[(source, *slots[key])].append((seen, key))
-    read, current = set(), set()
-    for found in reads.values():
-        newest = max(seen for seen, _ in found)
-        read.update(key for _, key in found)
-        # Keys read at the newest stamp are all current: none replaced the other.
-        current.update(key for seen, key in found if seen == newest)
+    current = {r.instance for r in _current_reads(reads)}
+    read = {r.instance for r in reads}
     with_rows = {run["instance"] for run in runs}
     return (read - current) & with_rows
 

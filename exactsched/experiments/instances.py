@@ -28,6 +28,7 @@ __all__ = [
     "describe",
     "INSTANCE_SUFFIXES",
     "canonical_json",
+    "file_key",
 ]
 
 #: File suffixes a directory argument of ``compare`` is searched for: instance and
@@ -174,6 +175,15 @@ class InstanceInfo:
         Minimal serial time (the failure threshold).
     document : str
         The instance as canonical JSON (so a study database is self-contained).
+    base : str
+        The content key of the file as read, before any ``--platform`` or
+        ``--communication`` override (``""``: the same as ``key``). A sweep
+        records it with each read, so an edit of the file is told apart from
+        an override (see :meth:`~exactsched.experiments.store.Store.reads`).
+    platform_source : str
+        The ``--platform`` file the instance was put on (a real path), or ``""``.
+    platform_key : str
+        A content key of that platform file as read, or ``""``.
     """
 
     key: str
@@ -187,10 +197,23 @@ class InstanceInfo:
     ccr: float
     mst: float
     document: str
+    base: str = ""
+    platform_source: str = ""
+    platform_key: str = ""
 
 
-def describe(problem: Problem, source: str = "") -> InstanceInfo:
+def describe(
+    problem: Problem,
+    source: str = "",
+    *,
+    base: str = "",
+    platform_source: str = "",
+    platform_key: str = "",
+) -> InstanceInfo:
     """The :class:`InstanceInfo` of a problem read from ``source``.
+
+    ``base``, ``platform_source`` and ``platform_key`` say how the sweep read
+    it (see :class:`InstanceInfo`); ``base`` defaults to the problem's key.
 
     Examples
     --------
@@ -210,8 +233,9 @@ def describe(problem: Problem, source: str = "") -> InstanceInfo:
     else:
         label = f"{problem.n_processors} processors, {topology}"
     name = problem.name or (Path(source).stem if source else "")
+    key = instance_key(problem)
     return InstanceInfo(
-        key=instance_key(problem),
+        key=key,
         name=name,
         source=str(source),
         tasks=problem.n_tasks,
@@ -222,4 +246,25 @@ def describe(problem: Problem, source: str = "") -> InstanceInfo:
         ccr=float(problem.ccr()),
         mst=float(minimal_serial_time(problem)),
         document=canonical_json(problem),
+        base=base or key,
+        platform_source=platform_source,
+        platform_key=platform_key,
     )
+
+
+def file_key(path: str | os.PathLike[str]) -> str:
+    """A content key of a file's bytes (20 hex digits of SHA-256, prefixed ``file:``).
+
+    The base of a file that cannot be read without a platform (STG, DOT,
+    WfCommons), and the key of a ``--platform`` file.
+
+    Examples
+    --------
+    >>> file_key("examples/topcuoglu2002.json").startswith("file:")
+    True
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return "file:" + digest.hexdigest()[:20]

@@ -38,7 +38,24 @@ Tables
     :func:`~exactsched.experiments.analysis.load_rows`). A sweep that opens a
     database written before this table existed fills it in from ``instances``
     (each instance's first source, ordered by its latest run, as such
-    databases were read); read-only, it is read the same way.
+    databases were read); read-only, it is read the same way. Kept up to date
+    for older readers; this version decides by ``reads``.
+``reads``
+    ``instance``, ``source`` (a real path, ``""`` for a generated instance),
+    ``base``, ``platform_source``, ``platform_key``, ``seen`` and ``name``:
+    how each instance was read. ``base`` is the content key of the file as
+    read, before any ``--platform`` or ``--communication`` override;
+    ``platform_source`` and ``platform_key`` name the ``--platform`` file and
+    the content it held (``""`` without one). One row per distinct read, with
+    the stamp and instance name of its latest occurrence. An instance whose
+    reads are all of content no file holds any more is *superseded* (see
+    :func:`~exactsched.experiments.analysis.load_rows`). A sweep that opens a
+    database written before this table existed fills it in from ``sources``
+    (or, older still, as ``sources`` is filled in), each read's base being its
+    stored key; read-only, it is read the same way.
+
+``meta`` holds ``schema`` (the schema version) and ``stamp``, the last stamp a
+sweep took (:meth:`Store.reserve_stamp`).
 
 The configuration of a run (method options, time limit, workers, seed,
 certification, version) is all in its key, so rows of different configurations
@@ -55,11 +72,11 @@ import sqlite3
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from exactsched.experiments.instances import InstanceInfo
 
-__all__ = ["Store", "StoreWriteError", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
+__all__ = ["Store", "Read", "StoreWriteError", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
 
 SCHEMA_VERSION = "1"
 
@@ -93,7 +110,21 @@ CREATE TABLE sources (
 )
 """
 
-_STUDY_TABLES = frozenset({"meta", "instances", "runs", "claims", "sources"})
+# Not in _SCHEMA either: filled in from ``sources`` (or the legacy rule) when created.
+_READS = """
+CREATE TABLE IF NOT EXISTS reads (
+    instance TEXT NOT NULL, source TEXT NOT NULL, base TEXT NOT NULL,
+    platform_source TEXT NOT NULL, platform_key TEXT NOT NULL, seen INTEGER NOT NULL,
+    name TEXT,
+    PRIMARY KEY (instance, source, base, platform_source, platform_key)
+)
+"""
+
+_READ_COLUMNS = (
+    "instance", "source", "base", "platform_source", "platform_key", "seen", "name",
+)  # fmt: skip
+
+_STUDY_TABLES = frozenset({"meta", "instances", "runs", "claims", "sources", "reads"})
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -107,6 +138,34 @@ _INSTANCE_COLUMNS = (
     "key", "name", "source", "tasks", "edges", "processors", "topology", "platform",
     "ccr", "mst", "document",
 )  # fmt: skip
+
+
+class Read(NamedTuple):
+    """One way an instance was read by a sweep (a row of the ``reads`` table).
+
+    Attributes
+    ----------
+    instance : str
+        The stored key (after any override).
+    source : str
+        The file's real path; ``""`` for a generated instance (never superseded).
+    base : str
+        The content key of the file itself, before any override.
+    platform_source, platform_key : str
+        The ``--platform`` file and the key of its content, or ``""``.
+    seen : int
+        The stamp of the latest sweep that read it so (larger is later).
+    name : str or None
+        The instance's name as that sweep read it.
+    """
+
+    instance: str
+    source: str
+    base: str
+    platform_source: str
+    platform_key: str
+    seen: int
+    name: str | None
 
 
 class Store:
@@ -195,25 +254,57 @@ class Store:
 
     # ---- writing ------------------------------------------------------------------
 
-    def add_instances(self, infos: Iterable[InstanceInfo]) -> None:
-        """Record instances read by one sweep, and that each source was read now.
+    def reserve_stamp(self) -> int:
+        """Take the next stamp of a sweep's reads (atomic across processes).
 
-        Existing keys keep their first name and source in ``instances``; every
-        (instance, source) pair gets one new ``seen`` stamp in ``sources``, also
-        when its rows are stored already, so a file reverted to an older content
-        makes that content current again.
+        A sweep takes it before reading any file, so a sweep that reads a file
+        later (and may see a later edit of it) gets a larger stamp, whichever
+        of the two writes first. Stamps only grow, also past the ``seen`` of
+        rows an older build wrote.
+
+        Examples
+        --------
+        >>> store = Store(":memory:")
+        >>> store.reserve_stamp(), store.reserve_stamp()
+        (1, 2)
+        >>> store.close()
+        """
+        with self._transaction():
+            return _next_stamp(self._db)
+
+    def add_instances(self, infos: Iterable[InstanceInfo], *, stamp: int | None = None) -> None:
+        """Record instances read by one sweep, and how each was read (``reads``).
+
+        Existing keys keep their first name and source in ``instances``. Each
+        read gets ``stamp`` (:meth:`reserve_stamp`, taken before the files were
+        read; default: a new one now), also when its rows are stored already,
+        so a file reverted to an older content makes that content current
+        again. A stamp never lowers one already stored: a slow sweep that
+        read a file before another sweep does not undo what the other read.
         """
         infos = list(infos)
         rows = [tuple(getattr(i, c) for c in _INSTANCE_COLUMNS) for i in infos]
-        read = {(i.key, i.source) for i in infos if i.source}
         with self._transaction():
+            seen = _next_stamp(self._db) if stamp is None else stamp
+            reads = {
+                (i.key, i.source or "", i.base or i.key, i.platform_source or "",
+                 i.platform_key or ""): i.name
+                for i in infos
+            }  # fmt: skip
             marks = ", ".join("?" * len(_INSTANCE_COLUMNS))
             self._db.executemany(f"INSERT OR IGNORE INTO instances VALUES ({marks})", rows)
-            # Under BEGIN IMMEDIATE: concurrent sweeps get distinct, increasing stamps.
-            (seen,) = self._db.execute("SELECT COALESCE(MAX(seen), 0) + 1 FROM sources").fetchone()
             self._db.executemany(
-                "INSERT OR REPLACE INTO sources VALUES (?, ?, ?)",
-                [(key, source, seen) for key, source in sorted(read)],
+                "INSERT INTO reads VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (instance, source, base, platform_source, platform_key) DO UPDATE"
+                " SET name = CASE WHEN excluded.seen >= seen THEN excluded.name ELSE name END,"
+                " seen = MAX(seen, excluded.seen)",
+                [(*read, seen, name) for read, name in sorted(reads.items())],
+            )
+            # For older builds reading this database (they decide by sources).
+            self._db.executemany(
+                "INSERT INTO sources VALUES (?, ?, ?) ON CONFLICT (instance, source) DO UPDATE"
+                " SET seen = MAX(seen, excluded.seen)",
+                sorted({(read[0], read[1], seen) for read in reads if read[1]}),
             )
 
     def add_run(
@@ -342,9 +433,9 @@ class Store:
     def sources(self) -> list[tuple[str, str, int]]:
         """Every ``(instance, source, seen)``: the files each instance was read from.
 
-        ``seen`` orders the reads (larger is later). A read-only database
-        written before the ``sources`` table existed gives what a sweep would
-        fill it in with (see the module's notes on ``sources``).
+        ``seen`` orders the reads (larger is later): the latest read of that
+        file as that instance, under any override. Derived from :meth:`reads`;
+        kept for compatibility.
 
         Examples
         --------
@@ -356,10 +447,39 @@ class Store:
         [('/a.json', 1)]
         >>> store.close()
         """
-        if "sources" not in _tables(self._db):
-            return _legacy_sources(self._db)
-        cur = self._db.execute("SELECT instance, source, seen FROM sources ORDER BY seen")
-        return [tuple(r) for r in cur]  # type: ignore[misc]
+        latest: dict[tuple[str, str], int] = {}
+        for read in self.reads():
+            if read.source:
+                pair = (read.instance, read.source)
+                latest[pair] = max(latest.get(pair, 0), read.seen)
+        return sorted(
+            ((key, source, seen) for (key, source), seen in latest.items()),
+            key=lambda r: (r[2], r[0], r[1]),
+        )
+
+    def reads(self) -> list[Read]:
+        """Every :class:`Read`, in stamp order: how each instance was read.
+
+        A read-only database written before the ``reads`` table existed gives
+        what a sweep would fill it in with (see the module's notes on ``reads``).
+
+        Examples
+        --------
+        >>> from exactsched import Problem
+        >>> from exactsched.experiments.instances import describe
+        >>> store = Store(":memory:")
+        >>> store.add_instances([describe(Problem.from_lists([1], [], n_processors=1))])
+        >>> [(r.source, r.seen, r.base == r.instance) for r in store.reads()]
+        [('', 1, True)]
+        >>> store.close()
+        """
+        if "reads" not in _tables(self._db):
+            return [Read(*r) for r in _legacy_reads(self._db)]
+        cur = self._db.execute(
+            f"SELECT {', '.join(_READ_COLUMNS)} FROM reads"
+            " ORDER BY seen, instance, source, base, platform_source, platform_key"
+        )
+        return [Read(*r) for r in cur]
 
     def runs(self, *, schedules: bool = False) -> Iterator[dict[str, Any]]:
         """Every run as a dict, in key order; ``schedule`` decompressed if asked."""
@@ -393,12 +513,21 @@ class Store:
             If no such instance or no schedule of that method on it is stored.
         """
         from exactsched.errors import InstanceError
+        from exactsched.experiments.analysis import _shown_reads
 
-        cur = self._db.execute(
-            "SELECT key, document FROM instances WHERE key LIKE ? OR name = ?",
-            (instance + "%", instance),
-        )
-        found = cur.fetchall()
+        # A name is the one results shows: that of the instance's newest current read.
+        shown = {key: read.name for key, read in _shown_reads(self.reads()).items() if read.name}
+        prefix = instance.lower()
+        keys = [
+            key
+            for key, name in self._db.execute("SELECT key, name FROM instances ORDER BY key")
+            if key.lower().startswith(prefix) or shown.get(key, name) == instance
+        ]
+        found = [
+            (key, self._db.execute("SELECT document FROM instances WHERE key = ?",
+                                   (key,)).fetchone()[0])
+            for key in keys
+        ]  # fmt: skip
         if communication is not None:
             from exactsched.experiments.analysis import communication_of
 
@@ -413,6 +542,8 @@ class Store:
                 models = sorted({communication_of(f[1])[0] for f in found})
                 if len(models) > 1:
                     hint = f" (models {', '.join(models)}: give --communication or the key)"
+            if len(found) > 1:
+                hint += f"; keys: {self._keys_text(sorted(f[0] for f in found))}"
             raise InstanceError(
                 f"instance {instance!r}: {what} with this key or name{under}{hint}"
             )
@@ -427,6 +558,18 @@ class Store:
             ).fetchall(),
         )
         return json.loads(document), json.loads(zlib.decompress(blob))
+
+    def _keys_text(self, keys: list[str]) -> str:
+        """The first 8 characters of each key, the superseded ones marked.
+
+        What ``gantt --db`` lists when a name fits several instances: enough
+        of a key to name one (current ones first).
+        """
+        from exactsched.experiments.analysis import _superseded
+
+        stale = _superseded(self.reads(), self.runs())
+        ordered = sorted(keys, key=lambda k: (k in stale, k))
+        return ", ".join(k[:8] + (" (superseded)" if k in stale else "") for k in ordered)
 
 
 def _one_configuration(key: str, wanted: str, rows: list[tuple[Any, ...]]) -> bytes:
@@ -561,6 +704,7 @@ def _open_readonly(path: str) -> sqlite3.Connection:
                 db.close()
             db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
             tables = _tables(db)
+            _warn_unread_wal(path)
         if not {"meta", "instances", "runs"} <= tables:
             db.close()
             raise InstanceError(
@@ -576,6 +720,31 @@ def _open_readonly(path: str) -> sqlite3.Connection:
         what = "no schema version" if found is None else f"schema {found[0]}"
         raise InstanceError(f"{path}: study database {what}, expected {SCHEMA_VERSION}")
     return db
+
+
+def _warn_unread_wal(path: str) -> None:
+    """Say that the writes in ``path``-wal are not read (when it holds any).
+
+    Reading them needs the ``-shm`` index, which a reader without write access
+    to the folder cannot create: what the read shows is then the database as
+    of its last checkpoint, possibly without the latest sweep's rows.
+    """
+    import warnings
+
+    from exactsched.errors import InstanceWarning
+
+    try:
+        pending = os.path.getsize(path + "-wal") > 0
+    except OSError:
+        return
+    if pending:
+        warnings.warn(
+            f"{path}: its -wal file holds writes that cannot be read without write access"
+            " to its folder (no -shm file): rows committed after the last checkpoint may be"
+            " missing (open it once with write access, e.g. by a sweep, to merge them)",
+            InstanceWarning,
+            stacklevel=3,
+        )
 
 
 def _set_wal(db: sqlite3.Connection, attempts: int = 300) -> None:
@@ -598,8 +767,8 @@ def _set_wal(db: sqlite3.Connection, attempts: int = 300) -> None:
 def _upgrade(db: sqlite3.Connection) -> None:
     """Create the tables of a new study, or add what an older one lacks.
 
-    The ``kind`` column of ``runs``, the ``claims`` and ``sources`` tables and
-    the schema version in ``meta``, all in one ``BEGIN IMMEDIATE`` transaction
+    The ``kind`` column of ``runs``, the ``claims``, ``sources`` and ``reads``
+    tables and the schema version in ``meta``, all in one ``BEGIN IMMEDIATE`` transaction
     that looks again once it holds the lock: two processes opening one older
     database at once would otherwise both add the column, and the second fail
     with "duplicate column name". A current database takes no write lock here.
@@ -623,10 +792,17 @@ def _upgrade(db: sqlite3.Connection) -> None:
                     db.execute(statement)
             if "kind" not in _columns(db, "runs"):
                 db.execute("ALTER TABLE runs ADD COLUMN kind TEXT")
+            new_reads = "reads" not in _tables(db)
+            if new_reads:
+                # Before sources is filled in: from it if it exists, else the legacy rule.
+                reads = _legacy_reads(db)
             if new_sources:
                 legacy = _legacy_sources(db)
                 db.execute(_SOURCES)
                 db.executemany("INSERT INTO sources VALUES (?, ?, ?)", legacy)
+            if new_reads:
+                db.execute(_READS)
+                db.executemany("INSERT INTO reads VALUES (?, ?, ?, ?, ?, ?, ?)", reads)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         db.execute("COMMIT")
     except BaseException:
@@ -653,6 +829,41 @@ def _legacy_sources(db: sqlite3.Connection) -> list[tuple[str, str, int]]:
     ).fetchall()
     ranked = sorted((last[key], key, source) for key, source in found if key in last)
     return [(key, source, seen) for seen, (_, key, source) in enumerate(ranked, 1)]
+
+
+def _legacy_reads(db: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """The ``reads`` of a database written before that table existed.
+
+    From its ``sources`` if it has them, else from :func:`_legacy_sources`:
+    each read's base is its stored key (how the file was read is not known),
+    with no platform file and the instance's stored name.
+    """
+    found = (
+        db.execute("SELECT instance, source, seen FROM sources").fetchall()
+        if "sources" in _tables(db)
+        else _legacy_sources(db)
+    )
+    names = dict(db.execute("SELECT key, name FROM instances").fetchall())
+    return sorted(
+        (key, source, key, "", "", seen, names.get(key)) for key, source, seen in found
+    )
+
+
+def _next_stamp(db: sqlite3.Connection) -> int:
+    """Take the next stamp in ``meta`` (inside the caller's ``BEGIN IMMEDIATE``).
+
+    Larger than every stamp taken before and every ``seen`` stored, including
+    those an older build wrote without the counter.
+    """
+    tables = _tables(db)
+    found = [
+        db.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'stamp'").fetchone(),
+        *(db.execute(f"SELECT MAX(seen) FROM {t}").fetchone()
+          for t in ("reads", "sources") if t in tables),
+    ]  # fmt: skip
+    stamp = 1 + max((r[0] for r in found if r is not None and r[0] is not None), default=0)
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('stamp', ?)", (str(stamp),))
+    return stamp
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

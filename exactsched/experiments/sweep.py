@@ -10,6 +10,7 @@ transaction each, in the order runs finish.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -342,13 +343,41 @@ def run_sweep(
     if workers is None:
         workers = max(1, min(8, cores))
     models = parse_communication(communication)
-    problems = _load_all(instances, platform)
-    if models is not None:
-        problems = [(src, with_model(p, m, src)) for src, p in problems for m in models]
-    # Absolute sources: a file edited between two sweeps is recognised as one source.
-    infos = [describe(p, os.path.abspath(src) if src else "") for src, p in problems]
+    # A study this sweep creates is removed again if its instances cannot be read.
+    created = not isinstance(db, Store) and str(db) != ":memory:" and not os.path.exists(db)
     store = db if isinstance(db, Store) else Store(db)
-    store.add_instances(infos)
+    try:
+        # The stamp is taken before any file is read: a sweep that reads a file
+        # after this one (and so sees a later edit) always gets a larger stamp,
+        # however long this one takes to load its instances.
+        stamp = store.reserve_stamp()
+        on_file = _platform_file(platform)
+        problems = _load_all(instances, platform)
+        if models is not None:
+            problems = [
+                (src, with_model(p, m, src), base) for src, p, base in problems for m in models
+            ]
+        # Real paths: a file reached through a symbolic link or ``..`` is one
+        # source, and two files are never taken for one.
+        infos = [
+            describe(
+                p,
+                os.path.realpath(src) if src else "",
+                base=base,
+                platform_source=on_file[0] if on_file and src else "",
+                platform_key=on_file[1] if on_file and src else "",
+            )
+            for src, p, base in problems
+        ]
+        store.add_instances(infos, stamp=stamp)
+    except BaseException:
+        if not isinstance(db, Store):
+            store.close()
+        if created:
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.remove(f"{db}{suffix}")
+        raise
     limit = (
         (None if time_limit is None else time_limit + (default_grace(time_limit) or 0))
         if deadline == "auto"
@@ -465,21 +494,80 @@ def _specs(value: Any, kind: str) -> list[MethodSpec]:
 
 def _load_all(
     instances: Iterable[str | os.PathLike[str] | Problem], platform: Any
-) -> list[tuple[str, Problem]]:
+) -> list[tuple[str, Problem, str]]:
+    """``(source, problem, base)`` of every instance (``source`` ``""`` for a problem).
+
+    ``base`` is the content key of the file's own content, before ``platform``
+    (see :class:`~exactsched.experiments.instances.InstanceInfo`): the
+    problem's key when no platform replaces the file's, else :func:`_own_key`.
+    """
     from exactsched.errors import InstanceError
+    from exactsched.experiments.instances import instance_key
 
     items = list(instances)
     if not items:
         raise InstanceError("instances: none given")
-    out: list[tuple[str, Problem]] = []
+    out: list[tuple[str, Problem, str]] = []
     for item in items:
         if isinstance(item, Problem):
-            out.append(("", load_problem(item, platform)))
+            loaded = load_problem(item, platform)
+            out.append(("", loaded, instance_key(loaded)))
             continue
         for path in discover([item]):
             try:
-                out.append((str(path), load_problem(path, platform)))
+                problem = load_problem(path, platform)
             except InstanceError as exc:
                 text = str(exc)
                 raise InstanceError(text if str(path) in text else f"{path}: {text}") from None
+            # On another platform, the file's own content is read once more.
+            own = instance_key(problem) if platform is None else _own_key(path)
+            out.append((str(path), problem, own))
     return out
+
+
+def _own_key(path: os.PathLike[str] | str) -> str:
+    """The content key of an instance file without any platform override.
+
+    The :func:`~exactsched.experiments.instances.instance_key` of the file read
+    on its own, or, for a file that cannot be (an STG, DOT or WfCommons file,
+    or an instance valid only on another platform), the key of its bytes.
+    """
+    from exactsched.errors import InstanceError
+    from exactsched.experiments.instances import file_key, instance_key
+    from exactsched.workloads.loader import detect_format
+
+    try:
+        if detect_format(path) == "instance":
+            return instance_key(load_problem(path))
+    except InstanceError:
+        pass
+    return file_key(path)
+
+
+def _platform_file(platform: Any) -> tuple[str, str] | None:
+    """``(real path, content key)`` of a ``--platform`` that is a file, else None.
+
+    A preset or shorthand name never changes; a platform file may be edited
+    between sweeps, and the rows made on its old content are then superseded.
+    The key is of the platform it resolves to, so an edit elsewhere in an
+    instance file used as a platform changes nothing.
+    """
+    import hashlib
+    import json
+    from collections.abc import Mapping
+
+    from exactsched.workloads.platforms import resolve_platform
+    from topologies.presets import PRESET_ALIASES, PRESET_HARDWARE
+
+    if platform is None or isinstance(platform, Mapping):
+        return None
+    spec = str(platform)
+    # As resolve_platform reads it: a preset name wins over a file of that name.
+    if spec in PRESET_ALIASES or spec in PRESET_HARDWARE or not os.path.isfile(spec):
+        return None
+    try:
+        document = resolve_platform(spec).document
+    except (ValueError, OSError):
+        return None  # load_problem says what is wrong with it, naming the instance
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"))
+    return os.path.realpath(platform), "platform:" + hashlib.sha256(text.encode()).hexdigest()[:20]
