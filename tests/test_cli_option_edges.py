@@ -124,6 +124,9 @@ REFUSED = [
     (["orderings", "{ex}", "--best", "makespan", "--cpsat-bound", "1"],
      ["--cpsat-bound", "--search"]),
     (["orderings", "{ex}", "--count", "--mapping", "{schedule}"], ["--mapping", "--best"]),
+    (["orderings", "{ex}", "--count", "--weight", "data"], ["--weight", "--best network"]),
+    (["orderings", "{ex}", "--best", "makespan", "--search", "--engine", "isl"],
+     ["--engine", "--count"]),
     # 9. --platform: a folder, a FIFO, a schedule
     (["info", "{ex}", "--platform", "{folder}"], ["platform", "is a directory"]),
     (["info", "{ex}", "--platform", "{fifo}"], ["platform", "named pipe", "not a regular file"]),

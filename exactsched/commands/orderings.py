@@ -47,9 +47,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     p.add_argument(
         "--engine",
         choices=("dp", "isl"),
-        default="dp",
+        default=None,
         help="count and enumerate by dynamic programming over down-sets (dp, default, "
-        "fast) or through the islpy set of the position encoding (isl, slow: a cross-check)",
+        "fast) or through the islpy set of the position encoding (isl, slow: a cross-check); "
+        "not with --search alone, which neither counts nor enumerates",
     )
     p.add_argument(
         "--best",
@@ -65,8 +66,9 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     p.add_argument(
         "--weight",
         choices=("hops", "data"),
-        default="hops",
-        help="network cost: every consecutive pair weighs 1 (hops) or its arc's delay (data)",
+        default=None,
+        help="with --best network: every consecutive pair weighs 1 (hops, default) or its "
+        "arc's delay (data)",
     )
     p.add_argument(
         "--limit",
@@ -123,6 +125,12 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         raise MethodError("--cpsat-bound: needs --search (with --best makespan)")
     if args.mapping is not None and not args.best:
         raise MethodError("--mapping: needs --best network or --best makespan")
+    if args.weight is not None and args.best != "network":
+        raise MethodError("--weight: only with --best network (the network cost it weighs)")
+    if args.engine is not None and args.search and not args.count:
+        raise MethodError("--engine: --search neither counts nor enumerates; add --count")
+    args.weight = args.weight or "hops"
+    args.engine = args.engine or "dp"
     if args.isl and not args.json:
         print(mo.isl_text(problem, args.isl))
         if not (args.count or args.best):
