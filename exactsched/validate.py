@@ -23,7 +23,11 @@ time with 16 or 17 significant digits is a floating-point artefact (``0.1 +
 floating point with a slack *relative to the two quantities compared*:
 ``x <= y`` is violated when ``x - y > 1e-9 * max(|x|, |y|)``. Floating-point
 rounding of a sum is about ``1e-16`` relative, so the slack absorbs the
-rounding of long chains of sums and nothing of the size of the data. The
+rounding of long chains of sums and nothing of the size of the data. Where
+the data span many magnitudes (costs of ``1e-6`` next to times of ``1e14``)
+that relative slack could exceed a task: it is therefore never half of a cost
+or a delay the comparison reads, or more, unless that is below the float noise
+of the times there (``4 n + 2`` units in the last place), which stays allowed. The
 shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
@@ -322,6 +326,7 @@ class _Numbers:
         tol: float | None,
     ) -> None:
         self.problem, self.proc, self.tol = problem, proc, tol
+        self.n = problem.n_tasks
         self.start, self.finish, self.cost = start, finish, cost
         self.end = start + cost
         src, dst = problem.edge_src.astype(np.int64), problem.edge_dst.astype(np.int64)
@@ -363,12 +368,21 @@ class _Numbers:
 
     # ---- scalar comparisons ------------------------------------------------------------
 
-    def slack(self, x: float, y: float) -> float:
+    def slack(self, x: float, y: float, size: float = math.inf) -> float:
+        """The slack of comparing ``x`` and ``y``; ``size``: the least data value read.
+
+        Relative to the quantities compared, but never half of ``size`` (a cost
+        or a delay of the comparison) or more, unless that is below the float
+        noise of a schedule at that magnitude: times near 2.5e14 carry a
+        relative slack of 2.5e5, which would hide a whole task of cost 5.9.
+        """
         if self.tol is not None:
             return self.tol
-        return RELATIVE_TOLERANCE * max(abs(x), abs(y))
+        return float(_capped_slack(np.float64(x), np.float64(y), np.float64(size), self.n))
 
-    def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
+    def less(
+        self, xe: Any, ye: Any, x: float, y: float, exact: bool, size: float = math.inf
+    ) -> bool:
         """``x < y`` beyond the slack (exactly when ``exact``).
 
         ``x`` and ``y`` are the floats: ``y`` is the IEEE evaluation of the
@@ -377,7 +391,7 @@ class _Numbers:
         """
         if exact:
             return bool(xe < ye) and self._float(xe) < self._float(ye) and x < y
-        return x < y - self.slack(x, y)
+        return x < y - self.slack(x, y, size)
 
     def finish_violations(self) -> np.ndarray:
         """Placed tasks whose finish is not their start plus their cost."""
@@ -389,7 +403,7 @@ class _Numbers:
             out[i] = f != self._float(self.e[i]) and f != self.end[i]
         loose = ~exact & (self.proc >= 0)
         f, e = self.finish[loose], self.end[loose]
-        out[loose] = np.abs(f - e) > self._slack_vec(f, e)
+        out[loose] = np.abs(f - e) > self._slack_vec(f, e, _positive(self.cost[loose]))
         return out
 
     def positive(self, i: int) -> bool:
@@ -405,7 +419,8 @@ class _Numbers:
     def less_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` starts before ``holder`` ends."""
         exact = self.ex_s[i] and self.ex_e[holder]
-        return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact)
+        size = min(_positive(self.cost[i]), _positive(self.cost[holder]))
+        return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact, size)
 
     def later_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` ends after ``holder`` (which end holds the lane; no slack)."""
@@ -429,7 +444,7 @@ class _Numbers:
             out[k] = x < self._float(self.e[a[k]]) and x < self.end[a[k]]
         loose = ~exact
         x, y = self.start[b[loose]], self.end[a[loose]]
-        out[loose] = x < y - self._slack_vec(x, y)
+        out[loose] = x < y - self._slack_vec(x, y, _positive(self.cost[a[loose]]))
         return out
 
     def delay_float(self, e: int) -> float:
@@ -463,17 +478,18 @@ class _Numbers:
             hop = self.hop[loose]
             delay = np.where(hop == 0, 0.0, hop * (self.lat + self.data[loose] / self.bw))
             x, y = self.start[b], self.end[a] + delay
-            out[loose] = x < y - self._slack_vec(x, y)
+            size = np.minimum(_positive(self.cost[a]), _positive(delay))
+            out[loose] = x < y - self._slack_vec(x, y, size)
         return out
 
     def _float(self, scaled: Any) -> float:
         """The float nearest to a scaled exact value (correctly rounded)."""
         return float(Fraction(int(scaled), 10**self.places))
 
-    def _slack_vec(self, x: np.ndarray, y: np.ndarray) -> np.ndarray | float:
+    def _slack_vec(self, x: np.ndarray, y: np.ndarray, size: Any = math.inf) -> Any:
         if self.tol is not None:
             return self.tol
-        return RELATIVE_TOLERANCE * np.maximum(np.abs(x), np.abs(y))
+        return _capped_slack(x, y, size, self.n)
 
 
 class _Screen:
@@ -568,6 +584,33 @@ def _segmented_max(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         np.maximum.accumulate(out[a:b], out=out[a:b])
     return out
+
+
+def _positive(values: Any) -> Any:
+    """Data values as slack sizes: 0 (a zero cost or no delay) bounds nothing."""
+    return np.where(np.asarray(values) > 0, values, np.inf)
+
+
+def _capped_slack(x: Any, y: Any, size: Any, n: int) -> Any:
+    """``1e-9 x max(|x|, |y|)``, below half of ``size``, above the float noise.
+
+    The noise is what ``4 n + 2`` roundings near the larger magnitude can
+    amount to (the times of a schedule are sums along a path of at most ``n``
+    tasks and ``n - 1`` messages); half a task or a message is never noise,
+    unless it is smaller than that.
+
+    Examples
+    --------
+    >>> float(_capped_slack(1000.0, 1000.0, np.inf, 10)) == 1e-9 * 1000.0  # the relative slack
+    True
+    >>> float(_capped_slack(2.5e14, 2.5e14, 5.94, 10))     # half of a cost of 5.94
+    2.97
+    >>> float(_capped_slack(2.5e14, 2.5e14, 1e-6, 10))     # a cost below the noise
+    1.3125
+    """
+    top = np.maximum(np.abs(x), np.abs(y))
+    noise = (4 * n + 2) * np.spacing(top)
+    return np.maximum(noise, np.minimum(RELATIVE_TOLERANCE * top, 0.5 * np.asarray(size)))
 
 
 def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -90,7 +90,7 @@ def scale_up(
     if (
         float(resolution) == int(resolution)
         and np.all(values == np.floor(values))
-        and np.all(np.abs(product) <= 2.0**53)
+        and np.all(np.abs(product) < 2.0**53)  # 2**53 may be 2**53 + 1 rounded
     ):
         return product, True
     distinct, code = np.unique(values, return_inverse=True)
@@ -131,7 +131,7 @@ def scale_up(
             value = float(up)  # compared as a Python float: numpy would round up to a float
             if value < up:  # the float of a huge integer fell below it: stay a restriction
                 value = math.nextafter(value, math.inf)
-                exact = False
+            exact = exact and value == up  # a float above it is no exact image either
             out[k] = value
     return out[code.reshape(values.shape)], exact
 
@@ -151,7 +151,7 @@ def _scale_products(
         float(resolution) == int(resolution)
         and np.all(units == np.floor(units))
         and np.all(factors == np.floor(factors))
-        and np.all(np.abs(plain * resolution) <= 2.0**53)
+        and np.all(np.abs(plain * resolution) < 2.0**53)
     ):
         return plain * resolution, True
     distinct, code = np.unique(units, return_inverse=True)
@@ -175,7 +175,7 @@ def _scale_products(
             value = float(up)
             if value < up:  # as in scale_up: a Python comparison, exact for huge integers
                 value = math.nextafter(value, math.inf)
-                exact = False
+            exact = exact and value == up
             out[k, m] = value
     return out[code], exact
 

@@ -126,7 +126,7 @@ def _floor_exact(
         and np.all(values == np.floor(values))
     ):
         product = values * factor * resolution
-        if np.all(np.abs(product) <= 2.0**53):
+        if np.all(np.abs(product) < 2.0**53):  # 2**53 may be 2**53 + 1 rounded
             return product, True
     distinct, code = np.unique(values, return_inverse=True)
     out = np.empty(len(distinct))
@@ -141,7 +141,7 @@ def _floor_exact(
             value = float(down)  # compared as a Python float: numpy would round the int
             if value > down:  # a huge integer's float above it: keep a relaxation
                 value = math.nextafter(value, -math.inf)
-                exact = False
+            exact = exact and value == down
             out[k] = value
     return out[code.reshape(values.shape)], exact
 

@@ -100,7 +100,7 @@ class FixedAssignmentScheduler:
         t = ready
         while True:
             k = bisect.bisect_right(ends, t)
-            while k < len(starts) and starts[k] < t + d:
+            while k < len(starts) and starts[k] < _occupied_end(t, d):
                 t = max(t, ends[k])
                 k += 1
             moved = False
@@ -162,7 +162,7 @@ class FixedAssignmentScheduler:
                 starts, ends = lanes[assign_list[i]][best_core]
                 k = bisect.bisect_left(starts, t)
                 starts.insert(k, t)
-                ends.insert(k, t + d)
+                ends.insert(k, _occupied_end(t, d))
             core = best_core
             start[i], finish[i], placed[i] = t, t + d, True
             proc[i] = self.members[assign_list[i]][core]
@@ -172,6 +172,19 @@ class FixedAssignmentScheduler:
                 if missing[j] == 0:
                     heapq.heappush(heap, (-rank[j], j))
         return max(finish, default=0.0), np.array(proc, dtype=np.int64), np.array(start)
+
+
+def _occupied_end(t: float, d: float) -> float:
+    """The end of ``[t, t + d)`` as a core sees it: a positive ``d`` below half a unit
+    in the last place of ``t`` still occupies ``t`` (``t + d == t`` in floats).
+
+    Examples
+    --------
+    >>> _occupied_end(2.0, 1.0), _occupied_end(2.5e14, 1e-6) > 2.5e14
+    (3.0, True)
+    """
+    end = t + d
+    return math.nextafter(t, math.inf) if d > 0 and end <= t else end
 
 
 def _stop_at(seconds: float, deadline: float | None) -> float:

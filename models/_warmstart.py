@@ -253,18 +253,22 @@ def order_from(
     """Sequencing arcs ``(before, after)`` implied by ``key`` (a start time per task).
 
     Consecutive tasks of positive ``duration`` on one processor, and every
-    isolation pair of positive durations, are ordered by ``key`` (ties: lower
-    index first). Zero-length tasks occupy nothing and get no sequencing arc.
+    isolation pair of positive durations, are ordered by ``key`` (ties: earlier
+    in a topological order, so a tie never reverses an arc: a cost below half
+    a unit in the last place of its start ends where it starts, at its
+    successor's start). Zero-length tasks occupy nothing and get no sequencing arc.
     """
     arcs: list[tuple[int, int]] = []
     positive = duration > 0
+    rank = np.empty(problem.n_tasks, dtype=np.int64)
+    rank[problem.topological_order] = np.arange(problem.n_tasks)
     for p in np.unique(proc).tolist():
         members = np.flatnonzero((proc == p) & positive)
-        members = members[np.lexsort((members, key[members]))]
+        members = members[np.lexsort((rank[members], key[members]))]
         arcs.extend(zip(members[:-1].tolist(), members[1:].tolist(), strict=True))
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
         if positive[a] and positive[b]:
-            arcs.append((a, b) if (key[a], a) < (key[b], b) else (b, a))
+            arcs.append((a, b) if (key[a], rank[a]) < (key[b], rank[b]) else (b, a))
     return arcs
 
 

@@ -54,7 +54,8 @@ def _reference(values: np.ndarray, resolution: float) -> tuple[list[float], bool
             exact = exact and d == up
             value = float(up)
             if value < up:
-                value, exact = math.nextafter(value, math.inf), False
+                value = math.nextafter(value, math.inf)
+            exact = exact and value == up  # the float must be the integer itself
             out.append(value)
     return out, exact
 
@@ -104,3 +105,17 @@ def test_huge_products_round_the_right_way():
         for v, u, d in zip(values.tolist(), up.tolist(), down.tolist(), strict=True):
             exact = Decimal(repr(v)) * Decimal(resolution)
             assert Decimal(u) >= exact >= Decimal(d)
+
+
+def test_integer_fast_paths_stop_short_of_2_53():
+    """3002399751580331 x 3 is 2**53 + 1: its float rounds to 2**53, which passed ``<= 2**53``."""
+    from models._refute import _floor_exact
+
+    value = np.array([3002399751580331.0])
+    exact = Decimal(3002399751580331) * 3
+    for got, is_exact in (scale_up(value, 3), scale_up(value, 1, factors=np.array([3.0]))):
+        assert Decimal(float(np.ravel(got)[0])) >= exact and not is_exact
+    down, is_exact = _floor_exact(value, 1.0, 3.0)
+    assert Decimal(float(down[0])) <= exact and not is_exact
+    # beyond 2**53 a float rounded *up* is no exact image either
+    assert scale_up(np.array([999999999999999.0]), 100)[1] is False
