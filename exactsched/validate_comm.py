@@ -92,19 +92,26 @@ def _num(value: Any, exact: bool = True) -> _Num:
 
 
 class _Cmp:
-    def __init__(self, tol: float | None) -> None:
-        self.tol = tol
+    def __init__(self, tol: float | None, n: int = 1) -> None:
+        self.tol, self.n = tol, n
 
-    def less(self, a: _Num, b: _Num) -> bool:
-        """``a < b`` beyond the slack."""
+    def less(self, a: _Num, b: _Num, size: float = math.inf) -> bool:
+        """``a < b`` beyond the slack; ``size``: the transfer the comparison is about.
+
+        The relative slack is never half of ``size`` or more, unless that is
+        below the float noise there (as in :func:`exactsched.validate.validate`).
+        """
         if self.tol is not None:
             return a.f < b.f - self.tol
         if a.x is not None and b.x is not None:  # and confirmed on both float readings
             return a.x < b.x and float(a.x) < float(b.x) and a.f < b.f
-        return a.f < b.f - _REL * max(abs(a.f), abs(b.f))
+        top = max(abs(a.f), abs(b.f))
+        half = 0.5 * size if size > 0 else math.inf
+        slack = max((4 * self.n + 2) * math.ulp(top), min(_REL * top, half))
+        return a.f < b.f - slack
 
-    def differ(self, a: _Num, b: _Num) -> bool:
-        return self.less(a, b) or self.less(b, a)
+    def differ(self, a: _Num, b: _Num, size: float = math.inf) -> bool:
+        return self.less(a, b, size) or self.less(b, a, size)
 
 
 def message_violations(
@@ -130,7 +137,7 @@ def message_violations(
     out: list[str] = []
     if problem.communication == "delay":
         return out
-    cmp = _Cmp(tol)
+    cmp = _Cmp(tol, problem.n_tasks + len(schedule.messages))
     exact = tol is None
     ids, pids = problem.task_ids, problem.proc_ids
     routing = problem.routing
@@ -169,7 +176,10 @@ def message_violations(
                 continue
             times = [(_num(h.start, exact), _num(h.finish, exact)) for h in msg.links]
             m_start, m_finish = _num(msg.start, exact), _num(msg.finish, exact)
-            if cmp.differ(m_start, times[0][0]) or cmp.differ(m_finish, times[-1][1]):
+            first, last = times[0], times[-1]
+            if cmp.differ(m_start, first[0], first[1].f - first[0].f) or cmp.differ(
+                m_finish, last[1], last[1].f - last[0].f
+            ):
                 out.append(
                     f"message {label}: start {_t(msg.start)} and finish {_t(msg.finish)} are "
                     f"not those of its first and last link"
@@ -192,12 +202,12 @@ def message_violations(
             w = Fraction(weight)
             dur = _Num(weight * unit.f, w * unit.x if unit.x is not None else None)
             where = f"link {name}" if contention else f"ports {name}"
-            if cmp.differ(f, s + dur):
+            if cmp.differ(f, s + dur, dur.f):
                 out.append(
                     f"message {label}: {where} holds [{_t(s.f)}, {_t(f.f)}) but the "
                     f"transfer lasts {_t(dur.f)}"
                 )
-            if cmp.less(s, before):
+            if cmp.less(s, before, dur.f):
                 out.append(
                     f"message {label}: {where} starts at {_t(s.f)} before {before_label} "
                     f"at {_t(before.f)}"
@@ -206,7 +216,7 @@ def message_violations(
             if f.f > s.f:
                 for r in res:
                     holds.setdefault(r, []).append((s.f, s, f, label))
-        if cmp.less(_num(pl_b.start, exact), before):
+        if cmp.less(_num(pl_b.start, exact), before, unit.f):
             out.append(
                 f"edge {label}: {ids[b]} starts at {_t(pl_b.start)} on {pids[q]} but the "
                 f"message arrives at {_t(before.f)}"
@@ -223,7 +233,8 @@ def message_violations(
         items.sort(key=lambda it: (it[0], it[2].f))
         holder = None
         for item in items:
-            if holder is not None and cmp.less(item[1], holder[2]):
+            size = min(item[2].f - item[1].f, holder[2].f - holder[1].f) if holder else 0.0
+            if holder is not None and cmp.less(item[1], holder[2], size):
                 out.append(
                     f"{'link' if contention else 'port'} {names[r]}: message {holder[3]} "
                     f"[{_t(holder[1].f)}, {_t(holder[2].f)}) overlaps message {item[3]} "
