@@ -264,14 +264,18 @@ class ScheduleBuilder:
         a, b = s.in_ptr[task], s.in_ptr[task + 1]
         if a == b:
             return np.zeros(s.n_procs)
-        if self._net is not None:
-            return self._net.ready(self, task)
         src = s.in_src[a:b]
         where = self.proc[src]
         if b - a == 1:
-            return self.finish[src[0]] + s.in_unit[a] * s.hops[where[0]]
-        # One gather of hop rows for all predecessors: (k, P), then max over k.
-        return (self.finish[src][:, None] + s.in_unit[a:b, None] * s.hops[where]).max(axis=0)
+            plain = self.finish[src[0]] + s.in_unit[a] * s.hops[where[0]]
+        else:
+            # One gather of hop rows for all predecessors: (k, P), then max over k.
+            plain = (self.finish[src][:, None] + s.in_unit[a:b, None] * s.hops[where]).max(axis=0)
+        if self._net is not None:
+            # Messages summed hop by hop can lose a transfer below half a unit in the
+            # last place at each hop; the data still take the whole delay to arrive.
+            return np.maximum(self._net.ready(self, task), plain)
+        return plain
 
     def eft(self, task: int) -> tuple[np.ndarray, np.ndarray]:
         """Earliest start and finish of ``task`` on every processor.

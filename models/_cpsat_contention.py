@@ -55,6 +55,9 @@ HINT_HEURISTICS = ("heft", "cpop", "peft", "etf", "mct", "bl-est")
 """Message-aware heuristics whose best schedule is the hint and horizon."""
 
 _MAX_SCALE = 10**6
+#: Largest horizon x (tasks + 1) in scaled units: CP-SAT's linear sums stay in 2**62,
+#: and the times of the returned schedule are exact floats (2**53).
+_MAX_SCALED = 2**53
 _MAX_INTERVALS = 2_000_000
 
 
@@ -131,6 +134,12 @@ def solve_contention(
                       time.perf_counter() - started, {**stats, "stopped": "bound met"})
 
     horizon = sc(best.makespan)
+    if horizon * (n + 1) > _MAX_SCALED:  # CP-SAT holds 64-bit sums of these times
+        raise MethodError(
+            f"cpsat: under {problem.communication} the times scaled to integers (x{scale}) "
+            f"reach {horizon:.3g}, beyond what CP-SAT can sum exactly; use a heuristic "
+            "(or give the data in coarser units)"
+        )
     model = cp_model.CpModel()
     start = [model.new_int_var(0, horizon, f"s{j}") for j in range(n)]
     end = [model.new_int_var(0, horizon, f"e{j}") for j in range(n)]
@@ -145,6 +154,9 @@ def solve_contention(
             lit = model.new_bool_var(f"x{j},{q}")
             lits[q] = lit
             c = sc(problem.cost[j, q])
+            if c > horizon:  # cannot run there within the heuristic's makespan
+                model.add(lit == 0)
+                continue
             model.add(end[j] == start[j] + c).only_enforce_if(lit)
             if c > 0:
                 iv = model.new_optional_fixed_size_interval_var(start[j], c, lit, f"t{j},{q}")
@@ -170,6 +182,9 @@ def solve_contention(
             model.add_bool_or([x[i][p].Not(), x[j][q].Not(), y])
             before = end[i]
             ms = []
+            if any(sc(w * float(unit[e])) > horizon for _, w, _ in routing.route(p, q)):
+                model.add(y == 0)  # a stage longer than the heuristic's whole makespan
+                continue
             for k, (res, w, _) in enumerate(routing.route(p, q)):
                 d = sc(w * float(unit[e]))
                 m = model.new_int_var(0, horizon, f"m{e},{p},{q},{k}")

@@ -75,3 +75,22 @@ def test_the_slack_never_hides_a_task():
     rows["t2"] = Placement("p0", base + 10.0, base + 50.0)
     rows["t3"] = Placement("p0", base + 50.0, base + 50.0)
     assert validate(problem, Schedule(rows)) == []
+
+
+@pytest.mark.parametrize(
+    "name, method",
+    [("contention-heft.json", "heft"), ("message-model-cpsat.json", "cpsat")],
+)
+def test_messages_below_the_float_noise_still_take_their_delay(name, method):
+    """Transfers of 8e-6 per hop at 2e11 vanish in each hop's float sum (from a fuzz).
+
+    HEFT booked such a message hop by hop, started the successor at 2e11 and
+    failed the referee (the data arrive at 2e11 + 1.6e-5, a float above); the
+    data-ready time now also waits for the whole delay. ``cpsat`` under a
+    message model, on a cost scaled beyond 64 bits, raised ``TypeError``; a
+    placement or a stage longer than the heuristic's makespan is now left out
+    of its model.
+    """
+    problem = _load(name)
+    result = solve(problem, method, time_limit=5, workers=1, seed=0)
+    assert validate(problem, result.schedule) == []
