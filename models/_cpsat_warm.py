@@ -240,7 +240,11 @@ def hint_candidates(
         except OutOfTime:
             errors[name] = "skipped: time limit"
             break
-        keep(name, Schedule.from_arrays(problem, proc, start))
+        schedule = Schedule.from_arrays(problem, proc, start)
+        if validate(problem, schedule):  # the referee has the last word on every candidate
+            errors[name] = "invalid schedule"
+            continue
+        keep(name, schedule)
     for name in names:
         if name != "heft":
             run_registered(name)

@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from exactsched.problem import Problem
+from models._warmstart import occupied_end as _occupied_end
 
 __all__ = ["FixedAssignmentScheduler", "relocation_search", "priority_search"]
 
@@ -172,19 +173,6 @@ class FixedAssignmentScheduler:
                 if missing[j] == 0:
                     heapq.heappush(heap, (-rank[j], j))
         return max(finish, default=0.0), np.array(proc, dtype=np.int64), np.array(start)
-
-
-def _occupied_end(t: float, d: float) -> float:
-    """The end of ``[t, t + d)`` as a core sees it: a positive ``d`` below half a unit
-    in the last place of ``t`` still occupies ``t`` (``t + d == t`` in floats).
-
-    Examples
-    --------
-    >>> _occupied_end(2.0, 1.0), _occupied_end(2.5e14, 1e-6) > 2.5e14
-    (3.0, True)
-    """
-    end = t + d
-    return math.nextafter(t, math.inf) if d > 0 and end <= t else end
 
 
 def _stop_at(seconds: float, deadline: float | None) -> float:

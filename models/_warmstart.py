@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import time
 
 import numpy as np
@@ -41,6 +42,7 @@ __all__ = [
     "serial_schedule",
     "retime",
     "order_from",
+    "occupied_end",
 ]
 
 
@@ -93,13 +95,26 @@ def upward_rank(
     return rank
 
 
+def occupied_end(t: float, d: float) -> float:
+    """The end of ``[t, t + d)`` as a core sees it: a positive ``d`` below half a unit
+    in the last place of ``t`` still occupies ``t`` (``t + d == t`` in floats).
+
+    Examples
+    --------
+    >>> occupied_end(2.0, 1.0), occupied_end(2.5e14, 1e-6) > 2.5e14
+    (3.0, True)
+    """
+    end = t + d
+    return math.nextafter(t, math.inf) if d > 0 and end <= t else end
+
+
 def _earliest_gap(busy: list[tuple[float, float]], ready: float, length: float) -> float:
     """First start >= ready where [start, start + length) misses every busy interval."""
     if length <= 0:
         return ready
     t = ready
     for bs, be in sorted(busy):
-        if bs >= t + length:
+        if bs >= occupied_end(t, length):
             break
         if be > t:
             t = be
@@ -116,7 +131,7 @@ def _lane_gap(starts: list[float], ends: list[float], ready: float, length: floa
         return ready
     t = ready
     for k in range(bisect.bisect_right(ends, ready), len(starts)):
-        if starts[k] >= t + length:
+        if starts[k] >= occupied_end(t, length):
             break
         if ends[k] > t:
             t = ends[k]
@@ -185,9 +200,9 @@ def simple_list_schedule(
         else:
             data_ready = np.zeros(n_procs)
         partners = [
-            (start[k], finish[k])
+            (start[k], occupied_end(start[k], float(cost[k, proc[k]])))
             for k in problem.isolation_partners(i).tolist()
-            if proc[k] >= 0 and finish[k] > start[k]
+            if proc[k] >= 0 and cost[k, proc[k]] > 0
         ]
         best = (np.inf, 0.0, -1)
         for p in allowed[i]:
@@ -202,10 +217,10 @@ def simple_list_schedule(
                 best = (eft, t, p)
         eft, t, p = best
         proc[i], start[i], finish[i] = p, t, eft
-        if eft > t:
+        if cost[i, p] > 0:  # a cost that vanishes in t's float still occupies t
             k = bisect.bisect_left(lane_s[p], t)
             lane_s[p].insert(k, t)
-            lane_e[p].insert(k, eft)
+            lane_e[p].insert(k, occupied_end(t, float(cost[i, p])))
         for a in problem.succ_arcs[problem.succ_ptr[i] : problem.succ_ptr[i + 1]].tolist():
             j = int(problem.arc_dst[a])
             missing[j] -= 1
