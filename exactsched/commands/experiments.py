@@ -360,15 +360,15 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
         raise MethodError(f"--output {args.output}: expected a .png, .svg or .pdf file")
     if args.db:
         from exactsched.experiments.store import Store
-
-        if not args.method or not (args.instance or args.schedule):
-            raise MethodError("gantt --db: give the instance (key or name) and --method")
         from exactsched.experiments.sweep import parse_communication
 
+        # What is wrong with the database or the model is said before what is missing.
         models = parse_communication(args.communication)
         if models is not None and len(models) != 1:
             raise MethodError("gantt --communication: give one model")
         with Store(args.db, readonly=True) as store:
+            if not args.method or not (args.instance or args.schedule):
+                raise MethodError("gantt --db: give the instance (key or name) and --method")
             doc, sched = store.schedule(
                 args.instance or args.schedule,
                 args.method,
