@@ -142,8 +142,9 @@ def _check_args(args: argparse.Namespace) -> None:
             if text is not None and not text.replace(",", "").strip():
                 raise MethodError(f"{option}: empty; give method names, all or none")
     limit = args.time_limit
-    if limit is not None and not (math.isfinite(limit) and limit > 0):
-        raise MethodError(f"--time-limit: expected a positive number of seconds, got {limit}")
+    if limit is not None and not (math.isfinite(limit) and limit >= 0):
+        # 0, as for solve: the exact methods return their warm start and bound
+        raise MethodError(f"--time-limit: expected a number of seconds >= 0, got {limit}")
     for name in ("workers", "jobs"):
         value = getattr(args, name)
         if value is not None and not 1 <= value <= 4096:
