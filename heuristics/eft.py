@@ -748,13 +748,13 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
     a, b = s.in_ptr[task], s.in_ptr[task + 1]
     if a == b:
         ready = 0.0
-    elif builder._net is not None:
-        ready = builder._net.ready_on(builder, task, processor)
     else:
         src = s.in_src[a:b]
         ready = float(
             (builder.finish[src] + s.in_unit[a:b] * s.hops[builder.proc[src], processor]).max()
         )
+        if builder._net is not None:  # messages wait too, never less than the delay
+            ready = max(ready, builder._net.ready_on(builder, task, processor))
     if not s.allowed[task, processor]:
         return float("inf")
     # column_starts for one task, in scalars (this is the hot path of pinned tasks).

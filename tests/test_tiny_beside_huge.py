@@ -81,6 +81,7 @@ def test_the_slack_never_hides_a_task():
     "name, method",
     [
         ("contention-heft.json", "heft"),
+        ("contention-bl-macro.json", "bl-macro"),  # the pinned tasks' scalar path
         ("message-model-cpsat.json", "cpsat"),
         # cpsat's own list schedules left a task of cost 4e-6 at 7e11 off the lane
         # (its float end equals its start) and put a task of 9e11 over it
