@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
-__all__ = ["printable", "atomic_write", "number_text"]
+__all__ = ["printable", "atomic_write", "number_text", "json_number"]
 
 # Inline Markdown that a name could start: a backslash (it would escape what follows),
 # code spans, table cells, emphasis, links, HTML, math and strike-through.
@@ -185,6 +185,22 @@ def _create_temporary(target: str) -> tuple[int, str]:
         except FileExistsError:
             continue
     raise FileExistsError(f"{target}: no free temporary name beside it")
+
+
+def json_number(value: float) -> float | int:
+    """A number for a JSON document: a whole float below 2**53 as an int (73, not 73.0).
+
+    Beyond 2**53 a float's integer digits are binary noise (1.000000001e24
+    would print as 1000000001000000037322752), so it stays a float; other
+    floats keep every bit (rounding to places would turn a bound of 1e-10 into 0).
+
+    Examples
+    --------
+    >>> json_number(73.0), json_number(1e-10), json_number(1e24)
+    (73, 1e-10, 1e+24)
+    """
+    value = float(value)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 def number_text(value: float | int) -> str:

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched._output import atomic_write, number_text, printable
+from exactsched._output import atomic_write, json_number, number_text, printable
 from exactsched.errors import (
     InstanceError,
     InstanceWarning,
@@ -459,14 +459,14 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "topology": problem.network["topology"],
         "communication": problem.communication,
         "duplex": problem.duplex,
-        "diameter": _num(topology.diameter()),
-        "latency": _num(problem.latency),
-        "bandwidth": _num(problem.bandwidth),
+        "diameter": json_number(topology.diameter()),
+        "latency": json_number(problem.latency),
+        "bandwidth": json_number(problem.bandwidth),
         "ccr": round(problem.ccr(), 6),
         "integral": problem.is_integral,
-        "minimal_serial_time": _num(mst) if mst != float("inf") else None,
-        "lower_bounds": {k: _num(v) for k, v in lower_bounds(problem).items()},
-        "lower_bound": _num(lower_bound(problem)),
+        "minimal_serial_time": json_number(mst) if mst != float("inf") else None,
+        "lower_bounds": {k: json_number(v) for k, v in lower_bounds(problem).items()},
+        "lower_bound": json_number(lower_bound(problem)),
     }
     if args.json:
         _emit(doc)
@@ -494,13 +494,6 @@ def _cmd_info(args: argparse.Namespace) -> int:
     )
     print(f"lower bound     {number_text(doc['lower_bound'])} (best of: {bounds})")
     return EXIT_OK
-
-
-def _num(value: float) -> float | int:
-    value = float(value)
-    # Integers beyond 2**53 stay floats: their int() digits are binary noise (1e308).
-    # Others keep every bit: rounding to places would turn a bound of 1e-10 into 0.
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 # ---- validate ---------------------------------------------------------------------

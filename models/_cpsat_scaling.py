@@ -96,13 +96,8 @@ def scale_up(
     distinct, code = np.unique(values, return_inverse=True)
     out = np.empty(len(distinct))
     exact = True
-    # A float product more than 1e-9 (relative) from every integer has the ceiling
-    # of the exact product (the decimals differ from the floats by ~1e-16 relative):
-    # only products near an integer need the decimals.
     near = np.abs(distinct) * float(resolution)
-    with np.errstate(invalid="ignore", over="ignore"):
-        frac = np.abs(near - np.round(near))
-        clear = np.isfinite(near) & (frac > 1e-9 * near) & (near < 2.0**52)
+    clear = _clear_of_integers(near)
     out[clear] = np.ceil(distinct[clear] * float(resolution))
     exact = not clear.any()
     # At a resolution 10**k, a value v with N = round(v * 10**k) and N / 10**k == v
@@ -136,6 +131,18 @@ def scale_up(
     return out[code.reshape(values.shape)], exact
 
 
+def _clear_of_integers(near: np.ndarray) -> np.ndarray:
+    """Where a float product lies more than ``1e-9`` (relative) from every integer.
+
+    The shortest decimals of the factors differ from their floats by about
+    ``1e-16`` relative, so the exact product has the same ceiling there: only
+    products near an integer need the decimals.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        frac = np.abs(near - np.round(near))
+        return np.isfinite(near) & (frac > 1e-9 * near) & (near < 2.0**52)
+
+
 def _power_of_ten(resolution: float) -> bool:
     """Whether ``resolution`` is ``10**k`` for a whole ``k`` from 0 to 22 (an exact float)."""
     r = float(resolution)
@@ -156,11 +163,8 @@ def _scale_products(
         return plain * resolution, True
     distinct, code = np.unique(units, return_inverse=True)
     out = np.empty((len(distinct), len(factors)))
-    # As in scale_up: products clear of every integer take the float ceiling.
     near = np.abs(distinct[:, None] * factors[None, :]) * float(resolution)
-    with np.errstate(invalid="ignore", over="ignore"):
-        frac = np.abs(near - np.round(near))
-        clear = np.isfinite(near) & (frac > 1e-9 * near) & (near < 2.0**52)
+    clear = _clear_of_integers(near)
     out[clear] = np.ceil((distinct[:, None] * factors[None, :] * float(resolution))[clear])
     exact = not clear.any()
     with localcontext() as context:

@@ -19,7 +19,7 @@ import argparse
 import time
 from typing import Any
 
-from exactsched._output import atomic_write, printable
+from exactsched._output import atomic_write, json_number, printable
 from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
 
 __all__ = ["add_parsers"]
@@ -174,9 +174,9 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
             "objective": best.objective,
             "engine": "search" if args.search else args.engine,
             "order": list(best.order),
-            "cost": _num(best.cost),
+            "cost": json_number(best.cost),
             "proven": best.proven,
-            "lower_bound": _num(best.lower_bound),
+            "lower_bound": json_number(best.lower_bound),
             "evaluated": best.count,
             "ties": best.ties,
             "seconds": round(best.seconds, 3),
@@ -228,11 +228,3 @@ def _write_json(path: str, document: Any) -> None:
         ) from None
 
 
-def _num(value: float) -> float | int:
-    """Integers as int, other numbers as float (JSON prints 73, not 73.0).
-
-    Beyond 2**53 a float's integer digits are binary noise (1.000000001e24 would
-    print as 1000000001000000037322752): it stays a float.
-    """
-    value = float(value)
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
