@@ -220,7 +220,7 @@ def write_problem(problem: Any, path: str | Path, kind: str | None = None) -> st
     path = Path(path)
     if kind is None:
         suffix = path.suffix.lower()
-        kind = {".stg": "stg", ".dot": "dot", ".gv": "dot"}.get(suffix, "json")
+        kind = _OUTPUT_FORMATS.get(suffix, "json")
     if path.parent and not path.parent.is_dir():
         what = "is not a folder" if path.parent.exists() else "does not exist"
         raise InstanceError(f"{path}: {path.parent} {what}")
