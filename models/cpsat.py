@@ -99,6 +99,12 @@ from models._cpsat_build import (
 )
 from models._cpsat_locations import Locations, colour_cores, processor_locations
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
+from models._cpsat_time_indexed import (
+    TI_NO_LIMIT_SECONDS,
+    TI_SHARE,
+    time_indexed_ladder,
+    time_indexed_windows,
+)
 from models._cpsat_warm import WarmStart, find_warm_start, hint_candidates, near_subsets
 from models._warmstart import delay_matrix, retime, serial_schedule
 
@@ -145,6 +151,7 @@ STRAIGHTFORWARD: dict[str, Any] = {
     "path_cuts": False,
     "lb_search": False,
     "relocate": 0,
+    "time_indexed": False,
 }
 
 # Relocation-search moves for the warm start ("auto"): per task, and at most.
@@ -454,6 +461,7 @@ def cpsat(
     path_cuts: bool | Literal["auto"] = "auto",
     lb_search: bool = True,
     relocate: int | Literal["auto"] = "auto",
+    time_indexed: bool | Literal["auto"] = "auto",
     hint_heuristics: Sequence[HeuristicName] = DEFAULT_HINT_HEURISTICS,
     parameters: Mapping[str, Any] | None = None,
 ) -> Result:
@@ -534,6 +542,14 @@ def cpsat(
         part), else 0; at most 10 % of ``time_limit`` in all (2 s without one);
         0: off. On 8-16 single processors it bought nothing and cost the time
         it took (``docs/exact-models.md``).
+    time_indexed : bool or "auto"
+        When every processor is pooled into one location (identical processors,
+        no communication: the STG case) and the data are scaled exactly, first
+        ask a time-indexed model (:mod:`models._cpsat_time_indexed`) whether a
+        schedule of the root bound, then of one unit more, ... exists, for at
+        most 40 % of the time left (30 s without a limit): each refutation
+        raises the bound, a schedule found is an optimum. "auto" and True are
+        the same (nothing happens elsewhere); False: off.
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -580,6 +596,8 @@ def cpsat(
     schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
+    if time_indexed not in (True, False, "auto"):
+        raise MethodError(f"time_indexed: expected true, false or 'auto', got {time_indexed!r}")
     if problem.communication != "delay":  # ports or links: models/_cpsat_contention.py
         from models._cpsat_contention import solve_contention
 
@@ -655,6 +673,7 @@ def cpsat(
 
     common = {
         "foundation": foundation if complete else f"{foundation} (class-load LP skipped: time)",
+        "foundation_value": foundation,
         "problem": problem,
         "data": data,
         "loc": loc,
@@ -675,6 +694,7 @@ def cpsat(
             "path_cuts": path_cuts,
             "lb_search": lb_search,
             "relocate": relocate,
+            "time_indexed": time_indexed,
             "parameters": dict(parameters or {}),
             "relative_gap": relative_gap,
         },
@@ -706,6 +726,11 @@ def cpsat(
             clock=clock,
         )
         lap("bounds")
+        if time_indexed and need_heuristic and _ladder_applies(loc, data, warm):
+            warm, big = _time_indexed_stage(
+                common, cost_l, sb, relative_gap=relative_gap, callback=callback
+            )
+            lap("time-indexed ladder")
         if need_heuristic and sb.lower:
             root = max(foundation, (sb.lower - data.slack) / res)
             if final_status(problem, warm.schedule.makespan, root, data)[0] is Status.OPTIMAL:
@@ -760,6 +785,81 @@ def cpsat(
     )
     lap("solve")
     return _answer(common, (mv, solver, code, progress), foundation, sb, stopped=None)
+
+
+def _ladder_applies(loc: Locations, data: ScaledData, warm: WarmStart) -> bool:
+    """Whether the time-indexed ladder can run: one pooled location, exact data, a hint."""
+    return len(loc.members) == 1 and data.exact and data.slack == 0 and warm.loc is not None
+
+
+def _time_indexed_stage(
+    common: dict[str, Any],
+    cost_l: np.ndarray,
+    sb: StaticBounds,
+    *,
+    relative_gap: float,
+    callback: Callable[[float, float, float], Any] | None,
+) -> tuple[WarmStart, int]:
+    """Stage *time-indexed ladder*: raise ``sb.lower``; an optimum found replaces the warm start.
+
+    Returns the warm start and the horizon (its scaled makespan); writes
+    ``common["time_indexed"]`` (the statistics) and ``common["warm"]``.
+    """
+    problem: Problem = common["problem"]
+    data: ScaledData = common["data"]
+    clock: Clock = common["clock"]
+    warm: WarmStart = common["warm"]
+    res = data.resolution
+    cost = cost_l[:, 0].astype(np.int64)
+    head, tail = time_indexed_windows(problem, cost, sb.head, sb.tail, res)
+    lower = max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
+    seconds = TI_NO_LIMIT_SECONDS if clock.limit is None else TI_SHARE * clock.left()
+    ladder = time_indexed_ladder(
+        problem,
+        cost,
+        common["loc"],
+        head,
+        tail,
+        lower,
+        int(warm.makespan),
+        seconds=seconds,
+        workers=int(common["workers"]),
+        seed=int(common["seed"] or 0),
+        clock=clock,
+        relative_gap=relative_gap,
+    )
+    stats: dict[str, Any] = {"bound": ladder.lower / res, "tried": ladder.tried}
+    found = ladder.schedule
+    if found is not None and float(found.makespan) * res < (ladder.makespan or 0) - 0.5:
+        # Shorter than a refuted target: a refutation was false, none of them is a bound.
+        ladder.lower = sb.lower
+        ladder.stopped = "contradiction: a schedule below a refuted target"
+        stats["bound"] = None
+    stats["stopped"] = ladder.stopped
+    if found is not None:
+        violations = validate(problem, found)
+        if violations:  # a bug of the stage: keep the heuristic schedule
+            stats["rejected"] = str(violations[0])
+        elif found.makespan < warm.schedule.makespan:
+            start = ladder.start if ladder.start is not None else np.zeros_like(cost)
+            warm = WarmStart(
+                "time-indexed",
+                found,
+                warm.errors,
+                warm.first_seconds,
+                loc=np.zeros(problem.n_tasks, dtype=np.int64),
+                start=start,
+                end=start + cost,
+                makespan=int(ladder.makespan or 0),
+            )
+            common["warm"] = warm
+            stats["found"] = found.makespan
+    sb.horizon = int(warm.makespan)
+    sb.lower = min(max(sb.lower, ladder.lower), sb.horizon)
+    common["time_indexed"] = stats
+    if callback is not None:
+        callback(float(warm.schedule.makespan), sb.lower / res, clock.elapsed())
+    return warm, sb.horizon
 
 
 def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
@@ -871,6 +971,8 @@ def _answer(
         "seed": common["seed"],
         "options": common["options"],
     }
+    if "time_indexed" in common:
+        stats["time_indexed"] = common["time_indexed"]
     return Result("cpsat", status, schedule, schedule.makespan, bound, clock.elapsed(), stats)
 
 
