@@ -65,6 +65,7 @@ from models._warmstart import delay_matrix, retime
 __all__ = [
     "TI_MAX_POINTS",
     "TI_MAX_TERMS",
+    "TI_PROBE_SHARE",
     "TI_SHARE",
     "TI_NO_LIMIT_SECONDS",
     "Ladder",
@@ -77,9 +78,12 @@ __all__ = [
 TI_MAX_POINTS = 60_000
 #: Literal occurrences in its precedence, capacity and isolation rows.
 TI_MAX_TERMS = 1_500_000
-#: Share of the time left that the ladder may use before the main model.
+#: Share of the time left that the ladder probes before the main model...
+TI_PROBE_SHARE = 0.03
+#: ...and the share of the time left then that it keeps for after the main model.
 TI_SHARE = 0.4
-#: Its seconds when the call has no time limit.
+#: Seconds of the probe when the call has no time limit (the main model then runs
+#: until it proves, and nothing is left for after it).
 TI_NO_LIMIT_SECONDS = 30.0
 
 

@@ -101,7 +101,9 @@ from models._cpsat_locations import Locations, colour_cores, processor_locations
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
 from models._cpsat_time_indexed import (
     TI_NO_LIMIT_SECONDS,
+    TI_PROBE_SHARE,
     TI_SHARE,
+    Ladder,
     time_indexed_ladder,
     time_indexed_windows,
 )
@@ -544,12 +546,14 @@ def cpsat(
         it took (``docs/exact-models.md``).
     time_indexed : bool or "auto"
         When every processor is pooled into one location (identical processors,
-        no communication: the STG case) and the data are scaled exactly, first
-        ask a time-indexed model (:mod:`models._cpsat_time_indexed`) whether a
-        schedule of the root bound, then of one unit more, ... exists, for at
-        most 40 % of the time left (30 s without a limit): each refutation
-        raises the bound, a schedule found is an optimum. "auto" and True are
-        the same (nothing happens elsewhere); False: off.
+        no communication: the STG case) and the data are scaled exactly, ask a
+        time-indexed model (:mod:`models._cpsat_time_indexed`) whether a
+        schedule of the bound, then of one unit more, ... exists: for 3 % of
+        the time left before the model (30 s without a time limit), then, if
+        the model has not proven its incumbent within 60 % of the time left,
+        for the rest. Each refutation raises the bound, a schedule found is an
+        optimum. "auto" and True are the same (nothing happens elsewhere);
+        False: off.
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -726,10 +730,13 @@ def cpsat(
             clock=clock,
         )
         lap("bounds")
-        if time_indexed and need_heuristic and _ladder_applies(loc, data, warm):
-            warm, big = _time_indexed_stage(
-                common, cost_l, sb, relative_gap=relative_gap, callback=callback
-            )
+        ladder_on = bool(time_indexed) and need_heuristic and _ladder_applies(loc, data, warm)
+        if ladder_on:
+            # A short probe first (the easy refutations at the root bound); the rest of
+            # the ladder runs after the main model, which proves most of these instances
+            # in well under a second (docs/exact-models.md, "The time-indexed ladder").
+            probe = TI_NO_LIMIT_SECONDS if time_limit is None else TI_PROBE_SHARE * clock.left()
+            warm, big = _time_indexed_probe(common, cost_l, sb, probe, relative_gap, callback)
             lap("time-indexed ladder")
         if need_heuristic and sb.lower:
             root = max(foundation, (sb.lower - data.slack) / res)
@@ -772,9 +779,12 @@ def cpsat(
 
     # ---- solve
     progress = _Progress(callback, res, data.slack, foundation, clock.started)
+    seconds = None if time_limit is None else clock.left()
+    if ladder_on and seconds is not None:
+        seconds *= 1.0 - TI_SHARE
     solver, code = solve_model(
         mv,
-        seconds=None if time_limit is None else clock.left(),
+        seconds=seconds,
         workers=workers,
         seed=seed,
         log=log,
@@ -784,6 +794,15 @@ def cpsat(
         progress=progress,
     )
     lap("solve")
+    if ladder_on and time_limit is not None and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+        best, lower = int(warm.makespan), sb.lower
+        if code == cp_model.FEASIBLE:
+            best = min(best, int(round(solver.objective_value)))
+            lower = max(lower, math.ceil(solver.best_objective_bound - 1e-6))
+        after, stats = _run_ladder(common, cost_l, sb, lower, best, clock.left(), relative_gap)
+        common["ladder_after"] = after
+        _merge_ladder_stats(common, stats)
+        lap("time-indexed ladder")
     return _answer(common, (mv, solver, code, progress), foundation, sb, stopped=None)
 
 
@@ -792,28 +811,27 @@ def _ladder_applies(loc: Locations, data: ScaledData, warm: WarmStart) -> bool:
     return len(loc.members) == 1 and data.exact and data.slack == 0 and warm.loc is not None
 
 
-def _time_indexed_stage(
+def _run_ladder(
     common: dict[str, Any],
     cost_l: np.ndarray,
     sb: StaticBounds,
-    *,
+    lower: int,
+    upper: int,
+    seconds: float,
     relative_gap: float,
-    callback: Callable[[float, float, float], Any] | None,
-) -> tuple[WarmStart, int]:
-    """Stage *time-indexed ladder*: raise ``sb.lower``; an optimum found replaces the warm start.
+) -> tuple[Ladder, dict[str, Any]]:
+    """The time-indexed ladder from ``lower`` to ``upper - 1`` (scaled) for ``seconds``.
 
-    Returns the warm start and the horizon (its scaled makespan); writes
-    ``common["time_indexed"]`` (the statistics) and ``common["warm"]``.
+    Its schedule, if any, is validated (``stats["rejected"]`` otherwise, and
+    dropped); a schedule shorter than a refuted target voids every refutation
+    (the ladder's ``lower`` falls back to ``sb.lower``).
     """
     problem: Problem = common["problem"]
-    data: ScaledData = common["data"]
-    clock: Clock = common["clock"]
-    warm: WarmStart = common["warm"]
-    res = data.resolution
+    res = common["data"].resolution
     cost = cost_l[:, 0].astype(np.int64)
-    head, tail = time_indexed_windows(problem, cost, sb.head, sb.tail, res)
-    lower = max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
-    seconds = TI_NO_LIMIT_SECONDS if clock.limit is None else TI_SHARE * clock.left()
+    if "ladder_windows" not in common:
+        common["ladder_windows"] = time_indexed_windows(problem, cost, sb.head, sb.tail, res)
+    head, tail = common["ladder_windows"]
     ladder = time_indexed_ladder(
         problem,
         cost,
@@ -821,42 +839,77 @@ def _time_indexed_stage(
         head,
         tail,
         lower,
-        int(warm.makespan),
+        upper,
         seconds=seconds,
         workers=int(common["workers"]),
         seed=int(common["seed"] or 0),
-        clock=clock,
+        clock=common["clock"],
         relative_gap=relative_gap,
     )
-    stats: dict[str, Any] = {"bound": ladder.lower / res, "tried": ladder.tried}
+    stats: dict[str, Any] = {"tried": ladder.tried}
     found = ladder.schedule
     if found is not None and float(found.makespan) * res < (ladder.makespan or 0) - 0.5:
         # Shorter than a refuted target: a refutation was false, none of them is a bound.
         ladder.lower = sb.lower
         ladder.stopped = "contradiction: a schedule below a refuted target"
-        stats["bound"] = None
-    stats["stopped"] = ladder.stopped
     if found is not None:
         violations = validate(problem, found)
-        if violations:  # a bug of the stage: keep the heuristic schedule
+        if violations:  # a bug of the stage: keep the other schedules
             stats["rejected"] = str(violations[0])
-        elif found.makespan < warm.schedule.makespan:
-            start = ladder.start if ladder.start is not None else np.zeros_like(cost)
-            warm = WarmStart(
-                "time-indexed",
-                found,
-                warm.errors,
-                warm.first_seconds,
-                loc=np.zeros(problem.n_tasks, dtype=np.int64),
-                start=start,
-                end=start + cost,
-                makespan=int(ladder.makespan or 0),
-            )
-            common["warm"] = warm
-            stats["found"] = found.makespan
+            ladder.schedule = None
+    stats["stopped"] = ladder.stopped
+    stats["bound"] = ladder.lower / res
+    if ladder.schedule is not None:
+        stats["found"] = ladder.schedule.makespan
+    return ladder, stats
+
+
+def _merge_ladder_stats(common: dict[str, Any], stats: dict[str, Any]) -> None:
+    """Add one run's statistics to ``common["time_indexed"]`` (targets in order)."""
+    old = common.get("time_indexed", {})
+    merged = {**old, **stats, "tried": list(old.get("tried", [])) + list(stats["tried"])}
+    common["time_indexed"] = merged
+
+
+def _time_indexed_probe(
+    common: dict[str, Any],
+    cost_l: np.ndarray,
+    sb: StaticBounds,
+    seconds: float,
+    relative_gap: float,
+    callback: Callable[[float, float, float], Any] | None,
+) -> tuple[WarmStart, int]:
+    """Stage *time-indexed ladder*, the probe: raise ``sb.lower``, maybe find the optimum.
+
+    Runs before the model; an optimum found replaces the warm start. Returns the
+    warm start and the horizon (its scaled makespan).
+    """
+    data: ScaledData = common["data"]
+    clock: Clock = common["clock"]
+    warm: WarmStart = common["warm"]
+    res = data.resolution
+    lower = max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
+    ladder, stats = _run_ladder(
+        common, cost_l, sb, lower, int(warm.makespan), seconds, relative_gap
+    )
+    found = ladder.schedule
+    if found is not None and found.makespan < warm.schedule.makespan:
+        cost = cost_l[:, 0].astype(np.int64)
+        start = ladder.start if ladder.start is not None else np.zeros_like(cost)
+        warm = WarmStart(
+            "time-indexed",
+            found,
+            warm.errors,
+            warm.first_seconds,
+            loc=np.zeros(len(cost), dtype=np.int64),
+            start=start,
+            end=start + cost,
+            makespan=int(ladder.makespan or 0),
+        )
+        common["warm"] = warm
     sb.horizon = int(warm.makespan)
     sb.lower = min(max(sb.lower, ladder.lower), sb.horizon)
-    common["time_indexed"] = stats
+    _merge_ladder_stats(common, stats)
     if callback is not None:
         callback(float(warm.schedule.makespan), sb.lower / res, clock.elapsed())
     return warm, sb.horizon
@@ -948,6 +1001,11 @@ def _answer(
             "constraints": len(mv.model.proto.constraints),
             "trace": progress.trace[-50:],
         }
+    after: Ladder | None = common.get("ladder_after")
+    if after is not None:
+        if after.schedule is not None and after.schedule.makespan < schedule.makespan:
+            schedule = after.schedule
+        bound = max(bound, after.lower / res)  # exact data: no slack
     status, bound = final_status(problem, schedule.makespan, bound, data)
     clock: Clock = common["clock"]
     loc: Locations = common["loc"]
