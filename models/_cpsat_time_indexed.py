@@ -70,6 +70,7 @@ __all__ = [
     "TI_NO_LIMIT_SECONDS",
     "Ladder",
     "time_indexed_windows",
+    "fits",
     "decide",
     "time_indexed_ladder",
 ]
@@ -160,6 +161,27 @@ def _estimate(
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
         terms += int(width[a] * cost[a] + width[b] * cost[b])
     return points, terms
+
+
+def fits(
+    problem: Problem, cost: np.ndarray, head: np.ndarray, tail: np.ndarray, target: int
+) -> bool:
+    """Whether the decision model of ``target`` is within the size limits.
+
+    :data:`TI_MAX_POINTS` (task, time) pairs and :data:`TI_MAX_TERMS` literal occurrences.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([2, 2, 2, 1], [(0, 3), (1, 3), (2, 3)], n_processors=2)
+    >>> c = np.array([2, 2, 2, 1])
+    >>> h, t = time_indexed_windows(p, c, None, None, 1)
+    >>> fits(p, c, h, t, 5), fits(p, 10**6 * c, 10**6 * h, 10**6 * t, 5 * 10**6)
+    (True, False)
+    """
+    lo = head.astype(np.int64)
+    hi = (target - cost - tail).astype(np.int64)
+    points, terms = _estimate(problem, cost, lo, hi)
+    return points <= TI_MAX_POINTS and terms <= TI_MAX_TERMS
 
 
 def decide(

@@ -104,6 +104,7 @@ from models._cpsat_time_indexed import (
     TI_PROBE_SHARE,
     TI_SHARE,
     Ladder,
+    fits,
     time_indexed_ladder,
     time_indexed_windows,
 )
@@ -731,6 +732,7 @@ def cpsat(
         )
         lap("bounds")
         ladder_on = bool(time_indexed) and need_heuristic and _ladder_applies(loc, data, warm)
+        ladder_on = ladder_on and _ladder_fits(common, cost_l, sb)
         if ladder_on:
             # A short probe first (the easy refutations at the root bound); the rest of
             # the ladder runs after the main model, which proves most of these instances
@@ -811,6 +813,32 @@ def _ladder_applies(loc: Locations, data: ScaledData, warm: WarmStart) -> bool:
     return len(loc.members) == 1 and data.exact and data.slack == 0 and warm.loc is not None
 
 
+def _ladder_windows(
+    common: dict[str, Any], cost_l: np.ndarray, sb: StaticBounds
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ladder's integer heads and tails, computed once per call."""
+    if "ladder_windows" not in common:
+        cost = cost_l[:, 0].astype(np.int64)
+        res = common["data"].resolution
+        common["ladder_windows"] = time_indexed_windows(
+            common["problem"], cost, sb.head, sb.tail, res
+        )
+    return common["ladder_windows"]
+
+
+def _ladder_lower(common: dict[str, Any], sb: StaticBounds) -> int:
+    """The ladder's first target: the root bound, or the foundation bound scaled up."""
+    res = common["data"].resolution
+    return max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
+
+
+def _ladder_fits(common: dict[str, Any], cost_l: np.ndarray, sb: StaticBounds) -> bool:
+    """Whether the ladder's first decision model is small enough (else no time is kept)."""
+    head, tail = _ladder_windows(common, cost_l, sb)
+    cost = cost_l[:, 0].astype(np.int64)
+    return fits(common["problem"], cost, head, tail, _ladder_lower(common, sb))
+
+
 def _run_ladder(
     common: dict[str, Any],
     cost_l: np.ndarray,
@@ -829,9 +857,7 @@ def _run_ladder(
     problem: Problem = common["problem"]
     res = common["data"].resolution
     cost = cost_l[:, 0].astype(np.int64)
-    if "ladder_windows" not in common:
-        common["ladder_windows"] = time_indexed_windows(problem, cost, sb.head, sb.tail, res)
-    head, tail = common["ladder_windows"]
+    head, tail = _ladder_windows(common, cost_l, sb)
     ladder = time_indexed_ladder(
         problem,
         cost,
@@ -888,7 +914,7 @@ def _time_indexed_probe(
     clock: Clock = common["clock"]
     warm: WarmStart = common["warm"]
     res = data.resolution
-    lower = max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
+    lower = _ladder_lower(common, sb)
     ladder, stats = _run_ladder(
         common, cost_l, sb, lower, int(warm.makespan), seconds, relative_gap
     )
