@@ -85,7 +85,7 @@ TI_PROBE_SHARE = 0.03
 TI_SHARE = 0.4
 #: Seconds of the probe when the call has no time limit (the main model then runs
 #: until it proves, and nothing is left for after it).
-TI_NO_LIMIT_SECONDS = 30.0
+TI_NO_LIMIT_SECONDS = 2.0
 
 
 @dataclass

@@ -550,7 +550,7 @@ def cpsat(
         no communication: the STG case) and the data are scaled exactly, ask a
         time-indexed model (:mod:`models._cpsat_time_indexed`) whether a
         schedule of the bound, then of one unit more, ... exists: for 3 % of
-        the time left before the model (30 s without a time limit), then, if
+        the time left before the model (2 s without a time limit), then, if
         the model has not proven its incumbent within 60 % of the time left,
         for the rest. Each refutation raises the bound, a schedule found is an
         optimum. "auto" and True are the same (nothing happens elsewhere);
