@@ -601,7 +601,7 @@ def cpsat(
     schedule, so its bound is then ignored.
     """
     _check_options(time_limit, workers, relative_gap, horizon, comm, relocate)
-    if time_indexed not in (True, False, "auto"):
+    if not (isinstance(time_indexed, bool) or time_indexed == "auto"):
         raise MethodError(f"time_indexed: expected true, false or 'auto', got {time_indexed!r}")
     if problem.communication != "delay":  # ports or links: models/_cpsat_contention.py
         from models._cpsat_contention import solve_contention

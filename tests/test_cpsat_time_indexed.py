@@ -141,3 +141,35 @@ def test_the_time_limit_holds() -> None:
     assert validate(problem, result.schedule) == []
     assert result.seconds < 3.0
     assert result.lower_bound <= 139 <= result.makespan
+
+
+def test_window_products_near_1e15_do_not_wrap_the_size_check() -> None:
+    """Windows of 2048 units times costs of 1.1e15 overflow 64-bit integers; the check
+    once wrapped to a negative size, passed, and built rows until memory ran out."""
+    c = 1125625096028164
+    problem = Problem.from_lists(
+        [c, c, c, c, 2 * c + 2047], [(0, 1), (2, 3)], n_processors=3, isolation=[(0, 2), (1, 3)]
+    )
+    result = cpsat(problem, time_limit=5, workers=1, time_indexed=True)
+    assert validate(problem, result.schedule) == []
+    assert result.seconds < 7
+    ladder = result.stats.get("time_indexed") or {}
+    assert all(outcome != "refuted" for _, outcome, _ in ladder.get("tried", ()))
+
+
+@pytest.mark.parametrize("limit", [1.0, 2.0])
+def test_building_the_decision_model_keeps_to_the_time_limit(limit: float) -> None:
+    """29 tasks of 50 and one of 52 on 2 processors: the bound 751 is one below the
+    optimum and its model (about a million literal occurrences) takes seconds to build."""
+    problem = Problem.from_lists([50] * 29 + [52], n_processors=2)
+    result = cpsat(problem, time_limit=limit, workers=1, time_indexed=True)
+    assert validate(problem, result.schedule) == []
+    assert result.seconds < limit + 0.5
+    assert result.lower_bound <= 752 <= result.makespan
+
+
+def test_the_option_takes_booleans_and_auto_only() -> None:
+    problem = _tiny(3)
+    for value in (1, 0.0, "yes", None):
+        with pytest.raises(Exception, match="time_indexed"):
+            cpsat(problem, time_limit=5, workers=1, time_indexed=value)  # type: ignore[arg-type]
