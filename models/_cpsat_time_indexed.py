@@ -65,6 +65,7 @@ from models._warmstart import delay_matrix, retime
 __all__ = [
     "TI_MAX_POINTS",
     "TI_MAX_TERMS",
+    "BUILD_SECONDS_PER_TERM",
     "TI_PROBE_SHARE",
     "TI_SHARE",
     "TI_NO_LIMIT_SECONDS",
