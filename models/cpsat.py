@@ -100,8 +100,8 @@ from models._cpsat_build import (
 from models._cpsat_locations import Locations, colour_cores, processor_locations
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
 from models._cpsat_time_indexed import (
+    TI_FIRST_SHARE,
     TI_NO_LIMIT_SECONDS,
-    TI_PROBE_SHARE,
     TI_SHARE,
     Ladder,
     fits,
@@ -549,12 +549,12 @@ def cpsat(
         When every processor is pooled into one location (identical processors,
         no communication: the STG case) and the data are scaled exactly, ask a
         time-indexed model (:mod:`models._cpsat_time_indexed`) whether a
-        schedule of the bound, then of one unit more, ... exists: for 3 % of
-        the time left before the model (2 s without a time limit), then, if
-        the model has not proven its incumbent within 60 % of the time left,
-        for the rest. Each refutation raises the bound, a schedule found is an
-        optimum. "auto" and True are the same (nothing happens elsewhere);
-        False: off.
+        schedule of the bound, then of one unit more, ... exists, when the
+        model has not proven its incumbent within 10 % of the time left: for
+        40 % of the time then left, the model getting the rest from the raised
+        bound (without a time limit: for 2 s before the model). Each refutation
+        raises the bound, a schedule found is an optimum. "auto" and True are
+        the same (nothing happens elsewhere); False: off.
     hint_heuristics : sequence of str
         Registered heuristics tried for the warm start, when registered.
     parameters : mapping, optional
@@ -733,12 +733,14 @@ def cpsat(
         lap("bounds")
         ladder_on = bool(time_indexed) and need_heuristic and _ladder_applies(loc, data, warm)
         ladder_on = ladder_on and _ladder_fits(common, cost_l, sb)
-        if ladder_on:
-            # A short probe first (the easy refutations at the root bound); the rest of
-            # the ladder runs after the main model, which proves most of these instances
-            # in well under a second (docs/exact-models.md, "The time-indexed ladder").
-            probe = TI_NO_LIMIT_SECONDS if time_limit is None else TI_PROBE_SHARE * clock.left()
-            warm, big = _time_indexed_probe(common, cost_l, sb, probe, relative_gap, callback)
+        if ladder_on and time_limit is None:
+            # No limit: a short probe (the easy refutations at the root bound), then
+            # the main model until it proves. With a limit the ladder runs after a first
+            # look of the main model, which proves most of these instances in well
+            # under a second (docs/exact-models.md, "The time-indexed ladder").
+            warm, big = _time_indexed_probe(
+                common, cost_l, sb, TI_NO_LIMIT_SECONDS, relative_gap, callback
+            )
             lap("time-indexed ladder")
         if need_heuristic and sb.lower:
             root = max(foundation, (sb.lower - data.slack) / res)
@@ -781,30 +783,46 @@ def cpsat(
 
     # ---- solve
     progress = _Progress(callback, res, data.slack, foundation, clock.started)
-    seconds = None if time_limit is None else clock.left()
-    if ladder_on and seconds is not None:
-        seconds *= 1.0 - TI_SHARE
-    solver, code = solve_model(
-        mv,
-        seconds=seconds,
-        workers=workers,
-        seed=seed,
-        log=log,
-        relative_gap=relative_gap,
-        lb_search=lb_search,
-        parameters=parameters,
-        progress=progress,
-    )
+    ladder_next = ladder_on and time_limit is not None
+
+    def run(seconds: float | None) -> tuple[cp_model.CpSolver, int]:
+        return solve_model(
+            mv,
+            seconds=seconds,
+            workers=workers,
+            seed=seed,
+            log=log,
+            relative_gap=relative_gap,
+            lb_search=lb_search,
+            parameters=parameters,
+            progress=progress,
+        )
+
+    left = None if time_limit is None else clock.left()
+    solver, code = run(TI_FIRST_SHARE * left if ladder_next and left is not None else left)
     lap("solve")
-    if ladder_on and time_limit is not None and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+    if ladder_next and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+        # The main model's first look did not prove it: the ladder, then the main
+        # model again from the ladder's bound for the rest of the time.
         best, lower = int(warm.makespan), sb.lower
         if code == cp_model.FEASIBLE:
             best = min(best, int(round(solver.objective_value)))
             lower = max(lower, math.ceil(solver.best_objective_bound - 1e-6))
-        after, stats = _run_ladder(common, cost_l, sb, lower, best, clock.left(), relative_gap)
+            common["first_look"] = (
+                extract_schedule(problem, mv, solver),
+                (solver.best_objective_bound - data.slack) / res,
+            )
+        after, stats = _run_ladder(
+            common, cost_l, sb, lower, best, TI_SHARE * clock.left(), relative_gap
+        )
         common["ladder_after"] = after
         _merge_ladder_stats(common, stats)
         lap("time-indexed ladder")
+        closed = after.schedule is not None or after.lower >= best
+        if not closed and clock.left() > 0.1:
+            mv.model.add(mv.makespan >= after.lower)  # every schedule is at least this long
+            solver, code = run(clock.left())
+            lap("solve")
     return _answer(common, (mv, solver, code, progress), foundation, sb, stopped=None)
 
 
@@ -1027,6 +1045,11 @@ def _answer(
             "constraints": len(mv.model.proto.constraints),
             "trace": progress.trace[-50:],
         }
+    first = common.get("first_look")
+    if first is not None:  # the main model's first look, before the ladder
+        if first[0].makespan < schedule.makespan:
+            schedule = first[0]
+        bound = max(bound, first[1])
     after: Ladder | None = common.get("ladder_after")
     if after is not None:
         if after.schedule is not None and after.schedule.makespan < schedule.makespan:
