@@ -219,6 +219,7 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         self._started = started
         self.first_seconds: float | None = None
         self.trace: list[tuple[float, float, float]] = []
+        self._best = math.inf  # over every solve of the call (the model may run twice)
 
     def on_solution_callback(self) -> None:
         seconds = time.perf_counter() - self._started
@@ -226,6 +227,9 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         bound = max(self._floor, (self.best_objective_bound - self._slack) / self._resolution)
         if self.first_seconds is None:
             self.first_seconds = seconds
+        if makespan >= self._best:
+            return  # a second solve finding again what the first had
+        self._best = makespan
         self.trace.append((round(seconds, 4), makespan, bound))
         if self._callback is not None:
             self._callback(makespan, min(bound, makespan), seconds)
@@ -819,6 +823,9 @@ def cpsat(
         _merge_ladder_stats(common, stats)
         lap("time-indexed ladder")
         closed = after.schedule is not None or after.lower >= best
+        if callback is not None:
+            found = after.schedule.makespan if after.schedule is not None else best / res
+            callback(float(found), min(after.lower, best) / res, clock.elapsed())
         if not closed and clock.left() > 0.1:
             mv.model.add(mv.makespan >= after.lower)  # every schedule is at least this long
             solver, code = run(clock.left())
