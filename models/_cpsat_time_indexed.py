@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from exactsched.bounds import spread_paths
+from exactsched.bounds import longest_paths, spread_paths
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from models._clock import Clock
@@ -141,17 +141,12 @@ def time_indexed_windows(
     >>> [w.tolist() for w in time_indexed_windows(p, np.array([2, 2, 2, 1]), None, None, 1)]
     [[0, 0, 0, 3], [1, 1, 1, 0]]
     """
-    n = problem.n_tasks
     if head is None or tail is None:
-        from exactsched.bounds import longest_paths
-
         head, tail = longest_paths(problem, cost.astype(float))
     spread_head, spread_tail = spread_paths(problem)
     heads = np.maximum(np.asarray(head, dtype=float), spread_head * resolution)
     tails = np.maximum(np.asarray(tail, dtype=float), spread_tail * resolution)
-    up_h = ceil_tol(heads.reshape(1, n))[0].reshape(n)
-    up_t = ceil_tol(tails.reshape(1, n))[0].reshape(n)
-    return up_h.astype(np.int64), up_t.astype(np.int64)
+    return ceil_tol(heads)[0].astype(np.int64), ceil_tol(tails)[0].astype(np.int64)
 
 
 def _estimate(

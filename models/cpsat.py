@@ -709,6 +709,7 @@ def cpsat(
         },
     }
     sb: StaticBounds | None = None
+    ladder_in: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # the time-indexed ladder's
     if met and need_heuristic:
         return _answer(common, None, foundation, sb, stopped="bound met")
     try:
@@ -735,15 +736,15 @@ def cpsat(
             clock=clock,
         )
         lap("bounds")
-        ladder_on = bool(time_indexed) and need_heuristic and _ladder_applies(loc, data, warm)
-        ladder_on = ladder_on and _ladder_fits(common, cost_l, sb)
-        if ladder_on and time_limit is None:
+        if time_indexed and need_heuristic and _ladder_applies(loc, data, warm):
+            ladder_in = _ladder_input(common, cost_l, sb)  # None: its first model is too large
+        if ladder_in is not None and time_limit is None:
             # No limit: a short probe (the easy refutations at the root bound), then
             # the main model until it proves. With a limit the ladder runs after a first
             # look of the main model, which proves most of these instances in well
             # under a second (docs/exact-models.md, "The time-indexed ladder").
             warm, big = _time_indexed_probe(
-                common, cost_l, sb, TI_NO_LIMIT_SECONDS, relative_gap, callback
+                common, ladder_in, sb, TI_NO_LIMIT_SECONDS, relative_gap, callback
             )
             lap("time-indexed ladder")
         if need_heuristic and sb.lower:
@@ -787,7 +788,7 @@ def cpsat(
 
     # ---- solve
     progress = _Progress(callback, res, data.slack, foundation, clock.started)
-    ladder_next = ladder_on and time_limit is not None
+    ladder_next = ladder_in is not None and time_limit is not None
 
     def run(seconds: float | None) -> tuple[cp_model.CpSolver, int]:
         return solve_model(
@@ -805,7 +806,7 @@ def cpsat(
     left = None if time_limit is None else clock.left()
     solver, code = run(TI_FIRST_SHARE * left if ladder_next and left is not None else left)
     lap("solve")
-    if ladder_next and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+    if ladder_next and ladder_in is not None and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
         # The main model's first look did not prove it: the ladder, then the main
         # model again from the ladder's bound for the rest of the time.
         best, lower = int(warm.makespan), sb.lower
@@ -817,7 +818,7 @@ def cpsat(
                 (solver.best_objective_bound - data.slack) / res,
             )
         after, stats = _run_ladder(
-            common, cost_l, sb, lower, best, TI_SHARE * clock.left(), relative_gap
+            common, ladder_in, sb, lower, best, TI_SHARE * clock.left(), relative_gap
         )
         common["ladder_after"] = after
         _merge_ladder_stats(common, stats)
@@ -838,35 +839,30 @@ def _ladder_applies(loc: Locations, data: ScaledData, warm: WarmStart) -> bool:
     return len(loc.members) == 1 and data.exact and data.slack == 0 and warm.loc is not None
 
 
-def _ladder_windows(
-    common: dict[str, Any], cost_l: np.ndarray, sb: StaticBounds
-) -> tuple[np.ndarray, np.ndarray]:
-    """The ladder's integer heads and tails, computed once per call."""
-    if "ladder_windows" not in common:
-        cost = cost_l[:, 0].astype(np.int64)
-        res = common["data"].resolution
-        common["ladder_windows"] = time_indexed_windows(
-            common["problem"], cost, sb.head, sb.tail, res
-        )
-    return common["ladder_windows"]
-
-
 def _ladder_lower(common: dict[str, Any], sb: StaticBounds) -> int:
     """The ladder's first target: the root bound, or the foundation bound scaled up."""
     res = common["data"].resolution
     return max(sb.lower, int(ceil_tol(np.array([common["foundation_value"] * res]))[0][0]))
 
 
-def _ladder_fits(common: dict[str, Any], cost_l: np.ndarray, sb: StaticBounds) -> bool:
-    """Whether the ladder's first decision model is small enough (else no time is kept)."""
-    head, tail = _ladder_windows(common, cost_l, sb)
+def _ladder_input(
+    common: dict[str, Any], cost_l: np.ndarray, sb: StaticBounds
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The ladder's integer costs, heads and tails; None when its first model is too large.
+
+    Then no time is kept for it.
+    """
     cost = cost_l[:, 0].astype(np.int64)
-    return fits(common["problem"], cost, head, tail, _ladder_lower(common, sb))
+    res = common["data"].resolution
+    head, tail = time_indexed_windows(common["problem"], cost, sb.head, sb.tail, res)
+    if not fits(common["problem"], cost, head, tail, _ladder_lower(common, sb)):
+        return None
+    return cost, head, tail
 
 
 def _run_ladder(
     common: dict[str, Any],
-    cost_l: np.ndarray,
+    ladder_in: tuple[np.ndarray, np.ndarray, np.ndarray],
     sb: StaticBounds,
     lower: int,
     upper: int,
@@ -881,8 +877,7 @@ def _run_ladder(
     """
     problem: Problem = common["problem"]
     res = common["data"].resolution
-    cost = cost_l[:, 0].astype(np.int64)
-    head, tail = _ladder_windows(common, cost_l, sb)
+    cost, head, tail = ladder_in
     ladder = time_indexed_ladder(
         problem,
         cost,
@@ -924,7 +919,7 @@ def _merge_ladder_stats(common: dict[str, Any], stats: dict[str, Any]) -> None:
 
 def _time_indexed_probe(
     common: dict[str, Any],
-    cost_l: np.ndarray,
+    ladder_in: tuple[np.ndarray, np.ndarray, np.ndarray],
     sb: StaticBounds,
     seconds: float,
     relative_gap: float,
@@ -941,12 +936,10 @@ def _time_indexed_probe(
     res = data.resolution
     lower = _ladder_lower(common, sb)
     ladder, stats = _run_ladder(
-        common, cost_l, sb, lower, int(warm.makespan), seconds, relative_gap
+        common, ladder_in, sb, lower, int(warm.makespan), seconds, relative_gap
     )
-    found = ladder.schedule
-    if found is not None and found.makespan < warm.schedule.makespan:
-        cost = cost_l[:, 0].astype(np.int64)
-        start = ladder.start if ladder.start is not None else np.zeros_like(cost)
+    found, start, cost = ladder.schedule, ladder.start, ladder_in[0]
+    if found is not None and start is not None and found.makespan < warm.schedule.makespan:
         warm = WarmStart(
             "time-indexed",
             found,
