@@ -378,7 +378,7 @@ class _Numbers:
         """
         if self.tol is not None:
             return self.tol
-        return float(_capped_slack(np.float64(x), np.float64(y), np.float64(size), self.n))
+        return pair_slack(float(x), float(y), float(size), self.n)
 
     def less(
         self, xe: Any, ye: Any, x: float, y: float, exact: bool, size: float = math.inf
@@ -418,8 +418,11 @@ class _Numbers:
 
     def less_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` starts before ``holder`` ends."""
-        exact = self.ex_s[i] and self.ex_e[holder]
-        size = min(_positive(self.cost[i]), _positive(self.cost[holder]))
+        exact = bool(self.ex_s[i] and self.ex_e[holder])
+        size = math.inf
+        if not exact:  # the exact reading has no slack
+            sizes = [float(c) for c in (self.cost[i], self.cost[holder]) if c > 0]
+            size = min(sizes, default=math.inf)
         return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact, size)
 
     def later_end(self, i: int, holder: int) -> bool:
@@ -589,6 +592,23 @@ def _segmented_max(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
 def _positive(values: Any) -> Any:
     """Data values as slack sizes: 0 (a zero cost or no delay) bounds nothing."""
     return np.where(np.asarray(values) > 0, values, np.inf)
+
+
+def pair_slack(x: float, y: float, size: float, n: int) -> float:
+    """:func:`_capped_slack` of one pair, in plain floats (``size`` 0: no cap).
+
+    Also the slack of the message checks (:mod:`exactsched.validate_comm`).
+
+    Examples
+    --------
+    >>> pair_slack(2.5e14, 2.5e14, 5.94, 10)
+    2.97
+    >>> pair_slack(2.5e14, 2.5e14, 0.0, 10) == 1e-9 * 2.5e14
+    True
+    """
+    top = max(abs(x), abs(y))
+    half = 0.5 * size if size > 0 else math.inf
+    return max((4 * n + 2) * math.ulp(top), min(RELATIVE_TOLERANCE * top, half))
 
 
 def _capped_slack(x: Any, y: Any, size: Any, n: int) -> Any:

@@ -56,10 +56,10 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
+from exactsched.validate import pair_slack
 
 __all__ = ["message_violations"]
 
-_REL = 1e-9
 _DIGITS = 15
 
 
@@ -105,10 +105,7 @@ class _Cmp:
             return a.f < b.f - self.tol
         if a.x is not None and b.x is not None:  # and confirmed on both float readings
             return a.x < b.x and float(a.x) < float(b.x) and a.f < b.f
-        top = max(abs(a.f), abs(b.f))
-        half = 0.5 * size if size > 0 else math.inf
-        slack = max((4 * self.n + 2) * math.ulp(top), min(_REL * top, half))
-        return a.f < b.f - slack
+        return a.f < b.f - pair_slack(a.f, b.f, size, self.n)
 
     def differ(self, a: _Num, b: _Num, size: float = math.inf) -> bool:
         return self.less(a, b, size) or self.less(b, a, size)

@@ -182,11 +182,12 @@ def solve_contention(
             model.add_bool_or([x[i][p].Not(), x[j][q].Not(), y])
             before = end[i]
             ms = []
-            if any(sc(w * float(unit[e])) > horizon for _, w, _ in routing.route(p, q)):
+            route = routing.route(p, q)
+            durations = [sc(w * float(unit[e])) for _, w, _ in route]
+            if max(durations, default=0) > horizon:
                 model.add(y == 0)  # a stage longer than the heuristic's whole makespan
                 continue
-            for k, (res, w, _) in enumerate(routing.route(p, q)):
-                d = sc(w * float(unit[e]))
+            for k, ((res, _, _), d) in enumerate(zip(route, durations, strict=True)):
                 m = model.new_int_var(0, horizon, f"m{e},{p},{q},{k}")
                 model.add(m >= before).only_enforce_if(y)
                 if d > 0:

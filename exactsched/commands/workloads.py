@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import re
-import stat
 import sys
 import warnings
 from collections.abc import Mapping
@@ -336,14 +335,13 @@ def _output_format(path: str, to: str | None = None, hint: str = "") -> str:
     if to is not None:
         return to
     suffix = Path(path).suffix.lower()
-    special = os.path.exists(path) and not os.path.isdir(path)
-    if suffix not in _OUTPUT_FORMATS and special and not stat.S_ISREG(os.stat(path).st_mode):
-        return "json"
-    if suffix not in _OUTPUT_FORMATS:
-        known = ", ".join(_OUTPUT_FORMATS)
-        what = f"unknown extension {suffix!r}" if suffix else "no extension"
-        raise MethodError(f"--output {path}: {what}; expected one of {known}{hint}")
-    return _OUTPUT_FORMATS[suffix]
+    if suffix in _OUTPUT_FORMATS:
+        return _OUTPUT_FORMATS[suffix]
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        return "json"  # a device or a named pipe
+    known = ", ".join(_OUTPUT_FORMATS)
+    what = f"unknown extension {suffix!r}" if suffix else "no extension"
+    raise MethodError(f"--output {path}: {what}; expected one of {known}{hint}")
 
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|[{}]")

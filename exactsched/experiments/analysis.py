@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from exactsched.experiments.store import Read, Store
+from exactsched.experiments.store import Store, shown_reads, superseded_reads
 
 __all__ = [
     "TOLERANCE",
@@ -434,8 +434,8 @@ def load_rows(
         kinds = _kinds()
         runs = list(store.runs())
         reads = store.reads()
-        shown = _shown_reads(reads)
-        stale = set() if keys is not None or superseded else _superseded(reads, runs)
+        shown = shown_reads(reads)
+        stale = set() if keys is not None or superseded else superseded_reads(reads, runs)
         rows = []
         for run in runs:
             if run["instance"] in stale:
@@ -502,83 +502,10 @@ def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     try:
-        return _superseded(store.reads(), list(store.runs()))
+        return superseded_reads(store.reads(), list(store.runs()))
     finally:
         if not isinstance(db, Store):
             store.close()
-
-
-def _current_reads(reads: Sequence[Read]) -> list[Read]:
-    """The reads of what their files still hold (as of each file's latest read).
-
-    A file's current content is the base of its newest read (every base read
-    at that stamp, for reads a migration could not tell apart); a platform
-    file's likewise. A read is current when its file's base is current and,
-    with a platform file, that file's content is current too; a read of no
-    file (a generated instance) always is. Overrides are no edit: reads of one
-    base under several models or platforms are all current.
-
-    Examples
-    --------
-    >>> r = lambda key, base, seen, p="", pk="": Read(key, "/x", base, p, pk, seen, "x")
-    >>> [c.instance for c in _current_reads([r("k1", "A", 1), r("k2", "B", 2)])]
-    ['k2']
-    >>> reads = [r("k1", "A", 1, "/p", "P1"), r("k2", "A", 2, "/p", "P2"), r("k3", "A", 3)]
-    >>> [c.instance for c in _current_reads(reads)]
-    ['k2', 'k3']
-    """
-    newest: dict[tuple[str, str], int] = {}
-    for r in reads:
-        for slot in (("file", r.source), ("platform", r.platform_source)):
-            if slot[1]:
-                newest[slot] = max(newest.get(slot, r.seen), r.seen)
-    held: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for r in reads:
-        for slot, content in ((("file", r.source), r.base),
-                              (("platform", r.platform_source), r.platform_key)):  # fmt: skip
-            if slot[1] and r.seen == newest[slot]:
-                held[slot].add(content)
-    return [
-        r for r in reads
-        if (not r.source or r.base in held[("file", r.source)])
-        and (not r.platform_source or r.platform_key in held[("platform", r.platform_source)])
-    ]  # fmt: skip
-
-
-def _shown_reads(reads: Sequence[Read]) -> dict[str, Read]:
-    """The read each instance is shown by: its newest current read, else its newest.
-
-    Its name labels the instance's rows and its file is their ``source``, so a
-    content two files swapped is named after the file that holds it now.
-    """
-    current = set(_current_reads(reads))
-    shown: dict[str, Read] = {}
-    for r in sorted(reads, key=lambda r: (r in current, r.seen, r.source, r.name or "")):
-        shown[r.instance] = r
-    return shown
-
-
-def _superseded(reads: Sequence[Read], runs: Iterable[dict[str, Any]]) -> set[str]:
-    """Instance keys with rows that are no file's content any more (see :func:`load_rows`).
-
-    Parameters
-    ----------
-    reads : sequence of Read
-        Every read of the study (:meth:`Store.reads`).
-    runs : iterable of dict
-        The runs (:meth:`Store.runs`); a key without any hides nothing, so it
-        is never reported.
-
-    Returns
-    -------
-    set of str
-        The keys with rows and at least one read, none of them current
-        (:func:`_current_reads`).
-    """
-    current = {r.instance for r in _current_reads(reads)}
-    read = {r.instance for r in reads}
-    with_rows = {run["instance"] for run in runs}
-    return (read - current) & with_rows
 
 
 def _name_apart(rows: list[dict[str, Any]]) -> None:

@@ -71,7 +71,8 @@ import socket
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from exactsched.experiments.instances import InstanceInfo
@@ -513,10 +514,8 @@ class Store:
             If no such instance or no schedule of that method on it is stored.
         """
         from exactsched.errors import InstanceError
-        from exactsched.experiments.analysis import _shown_reads
-
         # A name is the one results shows: that of the instance's newest current read.
-        shown = {key: read.name for key, read in _shown_reads(self.reads()).items() if read.name}
+        shown = {key: read.name for key, read in shown_reads(self.reads()).items() if read.name}
         prefix = instance.lower()
         keys = [
             key
@@ -565,9 +564,7 @@ class Store:
         What ``gantt --db`` lists when a name fits several instances: enough
         of a key to name one (current ones first).
         """
-        from exactsched.experiments.analysis import _superseded
-
-        stale = _superseded(self.reads(), self.runs())
+        stale = superseded_reads(self.reads(), self.runs())
         ordered = sorted(keys, key=lambda k: (k in stale, k))
         return ", ".join(k[:8] + (" (superseded)" if k in stale else "") for k in ordered)
 
@@ -931,3 +928,78 @@ class _Transaction:
             self._db.execute("ROLLBACK")
         if isinstance(exc, sqlite3.OperationalError):
             raise StoreWriteError(self._path, exc) from None
+
+
+def current_reads(reads: Sequence[Read]) -> list[Read]:
+    """The reads of what their files still hold (as of each file's latest read).
+
+    A file's current content is the base of its newest read (every base read
+    at that stamp, for reads a migration could not tell apart); a platform
+    file's likewise. A read is current when its file's base is current and,
+    with a platform file, that file's content is current too; a read of no
+    file (a generated instance) always is. Overrides are no edit: reads of one
+    base under several models or platforms are all current.
+
+    Examples
+    --------
+    >>> r = lambda key, base, seen, p="", pk="": Read(key, "/x", base, p, pk, seen, "x")
+    >>> [c.instance for c in current_reads([r("k1", "A", 1), r("k2", "B", 2)])]
+    ['k2']
+    >>> reads = [r("k1", "A", 1, "/p", "P1"), r("k2", "A", 2, "/p", "P2"), r("k3", "A", 3)]
+    >>> [c.instance for c in current_reads(reads)]
+    ['k2', 'k3']
+    """
+    newest: dict[tuple[str, str], int] = {}
+    for r in reads:
+        for slot in (("file", r.source), ("platform", r.platform_source)):
+            if slot[1]:
+                newest[slot] = max(newest.get(slot, r.seen), r.seen)
+    held: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in reads:
+        for slot, content in ((("file", r.source), r.base),
+                              (("platform", r.platform_source), r.platform_key)):  # fmt: skip
+            if slot[1] and r.seen == newest[slot]:
+                held[slot].add(content)
+    return [
+        r for r in reads
+        if (not r.source or r.base in held[("file", r.source)])
+        and (not r.platform_source or r.platform_key in held[("platform", r.platform_source)])
+    ]  # fmt: skip
+
+
+def shown_reads(reads: Sequence[Read]) -> dict[str, Read]:
+    """The read each instance is shown by: its newest current read, else its newest.
+
+    Its name labels the instance's rows and its file is their ``source``, so a
+    content two files swapped is named after the file that holds it now.
+    """
+    current = set(current_reads(reads))
+    shown: dict[str, Read] = {}
+    for r in sorted(reads, key=lambda r: (r in current, r.seen, r.source, r.name or "")):
+        shown[r.instance] = r
+    return shown
+
+
+def superseded_reads(reads: Sequence[Read], runs: Iterable[dict[str, Any]]) -> set[str]:
+    """Instance keys with rows that are no file's content any more.
+
+    :func:`exactsched.experiments.analysis.load_rows` leaves their rows out.
+
+    Parameters
+    ----------
+    reads : sequence of Read
+        Every read of the study (:meth:`Store.reads`).
+    runs : iterable of dict
+        The runs (:meth:`Store.runs`); a key without any hides nothing, so it
+        is never reported.
+
+    Returns
+    -------
+    set of str
+        The keys with rows and at least one read, none of them current
+        (:func:`current_reads`).
+    """
+    current = {r.instance for r in current_reads(reads)}
+    read = {r.instance for r in reads}
+    with_rows = {run["instance"] for run in runs}
+    return (read - current) & with_rows
