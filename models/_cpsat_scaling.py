@@ -167,11 +167,25 @@ def _scale_products(
     clear = _clear_of_integers(near)
     out[clear] = np.ceil((distinct[:, None] * factors[None, :] * float(resolution))[clear])
     exact = not clear.any()
+    done = clear
+    if _power_of_ten(resolution):
+        # As in scale_up: a unit v with N = round(v * 10**k), N / 10**k == v prints as
+        # N * 10**-k, so times a whole factor h the product is the integer N * h
+        # (exact in floating point below 2**53).
+        r = float(resolution)
+        with np.errstate(invalid="ignore", over="ignore"):
+            whole = np.round(distinct * r)
+            image = (np.abs(distinct) * r < 2.0**52) & (whole / r == distinct)
+            wholes = (factors == np.floor(factors)) & (np.abs(factors) < 2.0**52)
+            product = whole[:, None] * factors[None, :]
+            hit = ~clear & image[:, None] & wholes[None, :] & (np.abs(product) < 2.0**53)
+        out[hit] = product[hit]
+        done = clear | hit
     with localcontext() as context:
         context.prec = 800
         scale = Decimal(repr(float(resolution)))
         hops = [Decimal(repr(float(h))) for h in factors.tolist()]
-        for k, m in zip(*np.nonzero(~clear), strict=True):
+        for k, m in zip(*np.nonzero(~done), strict=True):
             k, m = int(k), int(m)
             d = Decimal(repr(float(distinct[k]))) * scale * hops[m]
             up = int(d.to_integral_value(rounding=ROUND_CEILING))
@@ -306,12 +320,12 @@ def scale_data(
         if problem.is_integral:
             resolution = 1
         else:
+            # Exactness of the distinct values is that of all: sort them once.
+            costs, units = np.unique(finite), np.unique(problem.arc_unit)
             for k in range(1, 7):
                 if top * 10**k > 1e12:
                     break
-                if scale_up(finite, 10**k)[1] and scale_up(
-                    problem.arc_unit, 10**k, factors=hop_values
-                )[1]:
+                if scale_up(costs, 10**k)[1] and scale_up(units, 10**k, factors=hop_values)[1]:
                     resolution = 10**k
                     break
             if resolution is None:

@@ -119,3 +119,48 @@ def test_integer_fast_paths_stop_short_of_2_53():
     assert Decimal(float(down[0])) <= exact and not is_exact
     # beyond 2**53 a float rounded *up* is no exact image either
     assert scale_up(np.array([999999999999999.0]), 100)[1] is False
+
+
+def _product_reference(units, factors, resolution):
+    """``ceil(d_unit * d_factor * r)`` of the shortest decimals, one product at a time."""
+    out, exact = [], True
+    with localcontext() as context:
+        context.prec = 800
+        scale = Decimal(repr(float(resolution)))
+        for u in units.tolist():
+            row = []
+            for h in factors.tolist():
+                d = Decimal(repr(u)) * Decimal(repr(h)) * scale
+                up = int(d.to_integral_value(rounding=ROUND_CEILING))
+                exact = exact and d == up
+                value = float(up)
+                if value < up:
+                    value = math.nextafter(value, math.inf)
+                exact = exact and value == up
+                row.append(value)
+            out.append(row)
+    return out, exact
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("resolution", [1, 10, 10**6, 10**12, 1e-3, 3])
+@pytest.mark.parametrize(
+    "factors", [[0.0, 1.0, 2.0, 6.0], [1.0, 3.0, 2.0**40], [0.5, 1.5, 0.1], [1e-9, 7.0]]
+)
+def test_scaled_products_match_the_decimals(seed, resolution, factors):
+    """The per-arc delay table: whole hop factors take the float shortcut, the rest decimals."""
+    units = _values(seed, 150)
+    got, exact = scale_up(units, resolution, factors=np.array(factors))
+    want, want_exact = _product_reference(units, np.array(factors), resolution)
+    assert got.tolist() == want
+    assert exact == want_exact
+
+
+def test_six_place_products_are_exact():
+    """Six-place data on whole hop counts is exact at 10**6 (the float shortcut's case)."""
+    rng = np.random.default_rng(0)
+    units = np.round(rng.random(2000) * 1000, 6)
+    got, exact = scale_up(units, 10**6, factors=np.array([0.0, 1.0, 2.0, 5.0]))
+    want, want_exact = _product_reference(units[:200], np.array([0.0, 1.0, 2.0, 5.0]), 10**6)
+    assert exact and want_exact
+    assert got[:200].tolist() == want
