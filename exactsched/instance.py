@@ -42,6 +42,7 @@ import math
 import os
 import re
 import stat
+import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -245,7 +246,7 @@ def load_instance(source: str | os.PathLike[str] | Mapping[str, Any]) -> Problem
         raise InstanceError(
             f"instance: expected a file path or a JSON object, got {type(source).__name__}"
         )
-    return parse_instance(read_json(source))
+    return _parse_owned(read_json(source))
 
 
 # ---- small checkers ---------------------------------------------------------------
@@ -278,6 +279,22 @@ def _number(value: Any, where: str, *, positive: bool = False, about: str = "") 
     if number < 0:
         raise InstanceError(f"{where}: negative number {_show(value)}{about}")
     return number
+
+
+_LARGEST = sys.float_info.max
+
+
+def _plain_numbers(values: list[Any] | tuple[Any, ...]) -> np.ndarray | None:
+    """``values`` as floats when each is a finite non-negative JSON number, else None.
+
+    The fast path of the cost lists; None sends the caller to :func:`_number`,
+    which names the entry at fault.
+    """
+    for v in values:
+        kind = type(v)  # bool is not int here
+        if not ((kind is float or kind is int) and 0 <= v <= _LARGEST):  # NaN fails too
+            return None
+    return np.array(values, dtype=float)
 
 
 def _show(value: Any) -> str:
@@ -335,9 +352,9 @@ def _unknown_keys(obj: Mapping[str, Any], known: set[str], where: str) -> None:
     ``edges[0]`` with ``"dta": 5`` would otherwise schedule the edge with no data,
     a wrong answer to the instance its author meant.
     """
-    extra = sorted(str(key) for key in obj if key not in known)
-    if not extra:
+    if known.issuperset(obj):  # the common case, without sorting
         return
+    extra = sorted(str(key) for key in obj if key not in known)
     key = extra[0]
     close = difflib.get_close_matches(key, sorted(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -395,15 +412,20 @@ def parse_instance(document: Any) -> Problem:
     ...
     exactsched.errors.InstanceError: edges[0]: cycle 'a' -> 'b' -> 'a' (through edges[0], order[0])
     """
+    return _parse_owned(document, keep_copy=True)
+
+
+def _parse_owned(document: Any, *, keep_copy: bool = False) -> Problem:
+    """:func:`parse_instance`; ``keep_copy=False`` for a document nobody else holds (just read)."""
     try:
-        return _parse(document)
+        return _parse(document, keep_copy=keep_copy)
     except RecursionError:
         raise InstanceError("instance: nested too deeply") from None
     except MemoryError:  # e.g. the dense P x P hop matrix of a huge platform
         raise InstanceError("instance: too large to hold in memory") from None
 
 
-def _parse(document: Any) -> Problem:
+def _parse(document: Any, *, keep_copy: bool) -> Problem:
     doc = _object(document, "instance")
     if "format" not in doc:
         raise InstanceError(f"format: missing; expected {FORMAT!r}")
@@ -502,7 +524,7 @@ def _parse(document: Any) -> Problem:
         arc_dst=arc_dst,
         arc_unit=arc_unit,
         topological_order=topo,
-        _json=_plain(doc),
+        _json=_plain(doc) if keep_copy else doc,
     )
 
 
@@ -741,9 +763,11 @@ def _parse_cost(
                 f"{where}.cost: list has {len(spec)} numbers, expected {n_procs} "
                 f"(one per processor){about}"
             )
-        values = np.array(
-            [_number(v, f"{where}.cost[{k}]", about=about) for k, v in enumerate(spec)]
-        )
+        values = _plain_numbers(spec)
+        if values is None:  # something to name: the checks one number at a time
+            values = np.array(
+                [_number(v, f"{where}.cost[{k}]", about=about) for k, v in enumerate(spec)]
+            )
         row[mask] = values[mask]
     else:
         raise InstanceError(
@@ -769,14 +793,20 @@ def _parse_edges(
                 raise InstanceError(f"edges[{e}].{key}: missing")
         a = _task_ref(edge["src"], task_index, f"edges[{e}].src")
         b = _task_ref(edge["dst"], task_index, f"edges[{e}].dst")
-        about = f" (edge {edge['src']!r} -> {edge['dst']!r})"
         if a == b:
             raise InstanceError(f"edges[{e}]: self-loop on task {edge['src']!r}")
         if (a, b) in seen:
+            about = f" (edge {edge['src']!r} -> {edge['dst']!r})"
             raise InstanceError(f"edges[{e}]: duplicate of edges[{seen[a, b]}]{about}")
         seen[a, b] = e
         src[e], dst[e] = a, b
-        data[e] = _number(edge.get("data", 0), f"edges[{e}].data", about=about)
+        value = edge.get("data", 0)
+        kind = type(value)
+        if (kind is float or kind is int) and 0 <= value <= _LARGEST:
+            data[e] = value  # the common case, without building the message
+        else:
+            about = f" (edge {edge['src']!r} -> {edge['dst']!r})"
+            data[e] = _number(value, f"edges[{e}].data", about=about)
     return src, dst, data
 
 

@@ -384,3 +384,40 @@ def test_fuzz_mutated_json_text(tmp_path_factory, text):
         assert "\n" not in str(exc)
         return
     assert problem.to_json() == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("cost", float("nan"), r"tasks\[1\]\.cost\[1\]: number must be finite, got nan \(task"),
+        ("cost", float("inf"), r"tasks\[1\]\.cost\[1\]: number must be finite, got inf"),
+        ("cost", 10**400, r"tasks\[1\]\.cost\[1\]: number too large \(an integer of \d+ bits\)"),
+        ("cost", -1e-9, r"tasks\[1\]\.cost\[1\]: negative number -1e-09 \(task 'b'\)$"),
+        ("cost", True, r"tasks\[1\]\.cost\[1\]: expected a number, got true"),
+        ("data", float("nan"), r"edges\[0\]\.data: number must be finite, got nan \(edge 'a'"),
+        ("data", float("-inf"), r"edges\[0\]\.data: number must be finite, got -inf"),
+        ("data", 10**400, r"edges\[0\]\.data: number too large \(an integer of \d+ bits\)"),
+        ("data", -3, r"edges\[0\]\.data: negative number -3 \(edge 'a' -> 'b'\)$"),
+        ("data", False, r"edges\[0\]\.data: expected a number, got false"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 8 else None,
+)  # fmt: skip
+def test_fast_number_paths_name_the_entry(where, value, message):
+    """The fast paths of cost lists and edge data refuse what the checks one by one refuse."""
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p"}, {"id": "q"}]},
+        "tasks": [{"id": "a", "cost": [1, 2]}, {"id": "b", "cost": [3, 4]}],
+        "edges": [{"src": "a", "dst": "b", "data": 5}],
+    }
+    if where == "cost":
+        doc["tasks"][1]["cost"][1] = value
+    else:
+        doc["edges"][0]["data"] = value
+    with pytest.raises(InstanceError, match=message):
+        load_instance(doc)
+    # and the largest float, zero and negative zero pass both paths
+    for ok in (1.7976931348623157e308 / 4, 0, -0.0, 10**300):
+        doc["tasks"][1]["cost"][1] = ok if where == "cost" else 3
+        doc["edges"][0]["data"] = ok if where == "data" else 5
+        assert load_instance(doc).n_tasks == 2
