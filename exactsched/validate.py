@@ -20,14 +20,12 @@ exactly, in integer arithmetic after scaling by a common power of ten: there
 is no slack at all, whatever the size of the other times in the schedule. A
 time with 16 or 17 significant digits is a floating-point artefact (``0.1 +
 0.2`` is ``0.30000000000000004``); a comparison that reads one is made in
-floating point with a slack *relative to the two quantities compared*:
-``x <= y`` is violated when ``x - y > 1e-9 * max(|x|, |y|)``. Floating-point
-rounding of a sum is about ``1e-16`` relative, so the slack absorbs the
-rounding of long chains of sums and nothing of the size of the data. Where
-the data span many magnitudes (costs of ``1e-6`` next to times of ``1e14``)
-that relative slack could exceed a task: it is therefore never half of a cost
-or a delay the comparison reads, or more, unless that is below the float noise
-of the times there (``4 n + 2`` units in the last place), which stays allowed. The
+floating point with the *float noise* of the two quantities compared as its only
+slack: ``x <= y`` is violated when ``x - y > (4 n + 2) ulp(max(|x|, |y|))``, what
+the ``2 n`` additions along a path of ``n`` tasks and ``n + 1`` conversions of a
+decimal to a float can err by. A 16-digit time therefore buys no more than a
+correctly computed float needs (at 1e12 an ulp is 1.2e-4: a slack of 1e-9 relative,
+as before, hid 1000 units there). The
 shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
@@ -81,10 +79,7 @@ from exactsched.errors import ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
-__all__ = ["validate", "assert_valid", "makespan_violation", "RELATIVE_TOLERANCE", "EXACT_DIGITS"]
-
-RELATIVE_TOLERANCE = 1e-9
-"""Slack of a comparison that reads a number which is not an exact decimal."""
+__all__ = ["validate", "assert_valid", "makespan_violation", "float_noise", "EXACT_DIGITS"]
 
 EXACT_DIGITS = 15
 """Significant digits up to which a number is read as an exact decimal."""
@@ -272,7 +267,7 @@ def makespan_violation(schedule: Schedule, *, tol: float | None = None) -> str |
     """Whether the makespan a schedule document states is not its largest finish.
 
     Compared like every time of :func:`validate`: exactly on exact decimals,
-    else with the relative slack (``tol``: an absolute one).
+    else within the float noise (``tol``: an absolute slack).
 
     Parameters
     ----------
@@ -302,7 +297,7 @@ def makespan_violation(schedule: Schedule, *, tol: float | None = None) -> str |
     else:
         # Exact decimals must be the same decimal, i.e. the same float; others get the slack.
         exact = bool(_exact_places(np.array([x, y]))[0].all())
-        wrong = x != y if exact else abs(x - y) > RELATIVE_TOLERANCE * max(abs(x), abs(y))
+        wrong = x != y if exact else abs(x - y) > float_noise(x, y, len(schedule))
     return f"makespan: {_t(x)} but the largest finish is {_t(y)}" if wrong else None
 
 
@@ -312,7 +307,7 @@ class _Numbers:
     ``s``, ``e`` (start and start + cost) and ``f`` (finish as given) are object
     arrays of Python integers, all scaled by ``scale = 10**places``; ``ex_s``,
     ``ex_e`` and ``ex_f`` say where they are exact. Comparisons use them when
-    every number read is exact, else the floats with the relative slack.
+    every number read is exact, else the floats within the float noise.
     """
 
     def __init__(
@@ -368,21 +363,13 @@ class _Numbers:
 
     # ---- scalar comparisons ------------------------------------------------------------
 
-    def slack(self, x: float, y: float, size: float = math.inf) -> float:
-        """The slack of comparing ``x`` and ``y``; ``size``: the least data value read.
-
-        Relative to the quantities compared, but never half of ``size`` (a cost
-        or a delay of the comparison) or more, unless that is below the float
-        noise of a schedule at that magnitude: times near 2.5e14 carry a
-        relative slack of 2.5e5, which would hide a whole task of cost 5.9.
-        """
+    def slack(self, x: float, y: float) -> float:
+        """The slack of comparing ``x`` and ``y``: ``tol``, or their float noise."""
         if self.tol is not None:
             return self.tol
-        return pair_slack(float(x), float(y), float(size), self.n)
+        return float_noise(float(x), float(y), self.n)
 
-    def less(
-        self, xe: Any, ye: Any, x: float, y: float, exact: bool, size: float = math.inf
-    ) -> bool:
+    def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
         """``x < y`` beyond the slack (exactly when ``exact``).
 
         ``x`` and ``y`` are the floats: ``y`` is the IEEE evaluation of the
@@ -391,7 +378,7 @@ class _Numbers:
         """
         if exact:
             return bool(xe < ye) and self._float(xe) < self._float(ye) and x < y
-        return x < y - self.slack(x, y, size)
+        return x < y - self.slack(x, y)
 
     def finish_violations(self) -> np.ndarray:
         """Placed tasks whose finish is not their start plus their cost."""
@@ -403,7 +390,7 @@ class _Numbers:
             out[i] = f != self._float(self.e[i]) and f != self.end[i]
         loose = ~exact & (self.proc >= 0)
         f, e = self.finish[loose], self.end[loose]
-        out[loose] = np.abs(f - e) > self._slack_vec(f, e, _positive(self.cost[loose]))
+        out[loose] = np.abs(f - e) > self._slack_vec(f, e)
         return out
 
     def positive(self, i: int) -> bool:
@@ -419,11 +406,7 @@ class _Numbers:
     def less_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` starts before ``holder`` ends."""
         exact = bool(self.ex_s[i] and self.ex_e[holder])
-        size = math.inf
-        if not exact:  # the exact reading has no slack
-            sizes = [float(c) for c in (self.cost[i], self.cost[holder]) if c > 0]
-            size = min(sizes, default=math.inf)
-        return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact, size)
+        return self.less(self.s[i], self.e[holder], self.start[i], self.end[holder], exact)
 
     def later_end(self, i: int, holder: int) -> bool:
         """Whether ``i`` ends after ``holder`` (which end holds the lane; no slack)."""
@@ -447,7 +430,7 @@ class _Numbers:
             out[k] = x < self._float(self.e[a[k]]) and x < self.end[a[k]]
         loose = ~exact
         x, y = self.start[b[loose]], self.end[a[loose]]
-        out[loose] = x < y - self._slack_vec(x, y, _positive(self.cost[a[loose]]))
+        out[loose] = x < y - self._slack_vec(x, y)
         return out
 
     def delay_float(self, e: int) -> float:
@@ -481,18 +464,17 @@ class _Numbers:
             hop = self.hop[loose]
             delay = np.where(hop == 0, 0.0, hop * (self.lat + self.data[loose] / self.bw))
             x, y = self.start[b], self.end[a] + delay
-            size = np.minimum(_positive(self.cost[a]), _positive(delay))
-            out[loose] = x < y - self._slack_vec(x, y, size)
+            out[loose] = x < y - self._slack_vec(x, y)
         return out
 
     def _float(self, scaled: Any) -> float:
         """The float nearest to a scaled exact value (correctly rounded)."""
         return float(Fraction(int(scaled), 10**self.places))
 
-    def _slack_vec(self, x: np.ndarray, y: np.ndarray, size: Any = math.inf) -> Any:
+    def _slack_vec(self, x: np.ndarray, y: np.ndarray) -> Any:
         if self.tol is not None:
             return self.tol
-        return _capped_slack(x, y, size, self.n)
+        return _noise_vec(x, y, self.n)
 
 
 class _Screen:
@@ -589,48 +571,28 @@ def _segmented_max(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     return out
 
 
-def _positive(values: Any) -> Any:
-    """Data values as slack sizes: 0 (a zero cost or no delay) bounds nothing."""
-    return np.where(np.asarray(values) > 0, values, np.inf)
+def float_noise(x: float, y: float, n: int) -> float:
+    """The slack of comparing two float times ``x`` and ``y`` of an ``n``-task schedule.
 
-
-def pair_slack(x: float, y: float, size: float, n: int) -> float:
-    """:func:`_capped_slack` of one pair, in plain floats (``size`` 0: no cap).
-
-    Also the slack of the message checks (:mod:`exactsched.validate_comm`).
-
-    Examples
-    --------
-    >>> pair_slack(2.5e14, 2.5e14, 5.94, 10)
-    2.97
-    >>> pair_slack(2.5e14, 2.5e14, 0.0, 10) == 1e-9 * 2.5e14
-    True
-    """
-    top = max(abs(x), abs(y))
-    half = 0.5 * size if size > 0 else math.inf
-    return max((4 * n + 2) * math.ulp(top), min(RELATIVE_TOLERANCE * top, half))
-
-
-def _capped_slack(x: Any, y: Any, size: Any, n: int) -> Any:
-    """``1e-9 x max(|x|, |y|)``, below half of ``size``, above the float noise.
-
-    The noise is what ``4 n + 2`` roundings near the larger magnitude can
-    amount to (the times of a schedule are sums along a path of at most ``n``
-    tasks and ``n - 1`` messages); half a task or a message is never noise,
-    unless it is smaller than that.
+    ``(4 n + 2)`` units in the last place of the larger magnitude: the times of
+    a schedule are sums along a path of at most ``n`` tasks and ``n - 1``
+    messages, each addition and each reading of a decimal as a float erring by
+    at most half a unit in the last place. Also the slack of the message
+    checks (:mod:`exactsched.validate_comm`).
 
     Examples
     --------
-    >>> float(_capped_slack(1000.0, 1000.0, np.inf, 10)) == 1e-9 * 1000.0  # the relative slack
-    True
-    >>> float(_capped_slack(2.5e14, 2.5e14, 5.94, 10))     # half of a cost of 5.94
-    2.97
-    >>> float(_capped_slack(2.5e14, 2.5e14, 1e-6, 10))     # a cost below the noise
-    1.3125
+    >>> float_noise(0.3, 0.30000000000000004, 2)   # 10 ulps of 0.3
+    5.551115123125783e-16
+    >>> float_noise(1e12, 1e12, 10)                # 1e-9 relative would be 1000
+    0.005126953125
     """
-    top = np.maximum(np.abs(x), np.abs(y))
-    noise = (4 * n + 2) * np.spacing(top)
-    return np.maximum(noise, np.minimum(RELATIVE_TOLERANCE * top, 0.5 * np.asarray(size)))
+    return (4 * n + 2) * math.ulp(max(abs(x), abs(y)))
+
+
+def _noise_vec(x: Any, y: Any, n: int) -> Any:
+    """:func:`float_noise` of arrays of pairs."""
+    return (4 * n + 2) * np.spacing(np.maximum(np.abs(x), np.abs(y)))
 
 
 def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

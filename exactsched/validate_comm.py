@@ -21,9 +21,10 @@ the schedule's :class:`~exactsched.messages.Message` times, and checks
 Numbers are compared as in :mod:`exactsched.validate`: exactly (as fractions)
 when every number read is an exact decimal of at most 15 significant digits,
 a violation standing only if it survives rounding to floats and also holds on
-the IEEE evaluation of the same sums (``f`` of :class:`_Num`); otherwise with a
-slack of ``1e-9 x max(|x|, |y|)``; with ``tol`` in floating point with that
-absolute slack.
+the IEEE evaluation of the same sums (``f`` of :class:`_Num`); otherwise within
+the float noise of the two numbers (:func:`exactsched.validate.float_noise`, counting
+every stage of every message as a step of a path); with ``tol`` in floating point
+with that absolute slack.
 
 Examples
 --------
@@ -56,7 +57,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
-from exactsched.validate import pair_slack
+from exactsched.validate import float_noise
 
 __all__ = ["message_violations"]
 
@@ -95,20 +96,16 @@ class _Cmp:
     def __init__(self, tol: float | None, n: int = 1) -> None:
         self.tol, self.n = tol, n
 
-    def less(self, a: _Num, b: _Num, size: float = math.inf) -> bool:
-        """``a < b`` beyond the slack; ``size``: the transfer the comparison is about.
-
-        The relative slack is never half of ``size`` or more, unless that is
-        below the float noise there (as in :func:`exactsched.validate.validate`).
-        """
+    def less(self, a: _Num, b: _Num) -> bool:
+        """``a < b`` beyond the slack (``tol``, or the float noise of the two)."""
         if self.tol is not None:
             return a.f < b.f - self.tol
         if a.x is not None and b.x is not None:  # and confirmed on both float readings
             return a.x < b.x and float(a.x) < float(b.x) and a.f < b.f
-        return a.f < b.f - pair_slack(a.f, b.f, size, self.n)
+        return a.f < b.f - float_noise(a.f, b.f, self.n)
 
-    def differ(self, a: _Num, b: _Num, size: float = math.inf) -> bool:
-        return self.less(a, b, size) or self.less(b, a, size)
+    def differ(self, a: _Num, b: _Num) -> bool:
+        return self.less(a, b) or self.less(b, a)
 
 
 def message_violations(
@@ -134,7 +131,9 @@ def message_violations(
     out: list[str] = []
     if problem.communication == "delay":
         return out
-    cmp = _Cmp(tol, problem.n_tasks + len(schedule.messages))
+    # A path adds, besides its tasks, one stage per message and link it crosses.
+    stages = sum(1 + len(m.links) for m in schedule.messages)
+    cmp = _Cmp(tol, problem.n_tasks + stages)
     exact = tol is None
     ids, pids = problem.task_ids, problem.proc_ids
     routing = problem.routing
@@ -174,9 +173,7 @@ def message_violations(
             times = [(_num(h.start, exact), _num(h.finish, exact)) for h in msg.links]
             m_start, m_finish = _num(msg.start, exact), _num(msg.finish, exact)
             first, last = times[0], times[-1]
-            if cmp.differ(m_start, first[0], first[1].f - first[0].f) or cmp.differ(
-                m_finish, last[1], last[1].f - last[0].f
-            ):
+            if cmp.differ(m_start, first[0]) or cmp.differ(m_finish, last[1]):
                 out.append(
                     f"message {label}: start {_t(msg.start)} and finish {_t(msg.finish)} are "
                     f"not those of its first and last link"
@@ -199,12 +196,12 @@ def message_violations(
             w = Fraction(weight)
             dur = _Num(weight * unit.f, w * unit.x if unit.x is not None else None)
             where = f"link {name}" if contention else f"ports {name}"
-            if cmp.differ(f, s + dur, dur.f):
+            if cmp.differ(f, s + dur):
                 out.append(
                     f"message {label}: {where} holds [{_t(s.f)}, {_t(f.f)}) but the "
                     f"transfer lasts {_t(dur.f)}"
                 )
-            if cmp.less(s, before, dur.f):
+            if cmp.less(s, before):
                 out.append(
                     f"message {label}: {where} starts at {_t(s.f)} before {before_label} "
                     f"at {_t(before.f)}"
@@ -213,7 +210,7 @@ def message_violations(
             if f.f > s.f:
                 for r in res:
                     holds.setdefault(r, []).append((s.f, s, f, label))
-        if cmp.less(_num(pl_b.start, exact), before, unit.f):
+        if cmp.less(_num(pl_b.start, exact), before):
             out.append(
                 f"edge {label}: {ids[b]} starts at {_t(pl_b.start)} on {pids[q]} but the "
                 f"message arrives at {_t(before.f)}"
@@ -230,8 +227,7 @@ def message_violations(
         items.sort(key=lambda it: (it[0], it[2].f))
         holder = None
         for item in items:
-            size = min(item[2].f - item[1].f, holder[2].f - holder[1].f) if holder else 0.0
-            if holder is not None and cmp.less(item[1], holder[2], size):
+            if holder is not None and cmp.less(item[1], holder[2]):
                 out.append(
                     f"{'link' if contention else 'port'} {names[r]}: message {holder[3]} "
                     f"[{_t(holder[1].f)}, {_t(holder[2].f)}) overlaps message {item[3]} "

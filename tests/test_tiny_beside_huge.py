@@ -2,8 +2,8 @@
 
 * The referee's relative slack (``1e-9 x`` the times compared) is 2.5e5 near
   2.5e14, which hid a whole task of cost 5.94 overlapping another; the slack
-  is now never half a cost or a delay of the comparison, unless that is below
-  the float noise of the times (``exactsched.validate._capped_slack``).
+  is now the float noise of the times compared only
+  (``exactsched.validate.float_noise``).
 * The relocation warm start placed a task of cost 1e-4 (``t + d == t`` in
   floats) inside another; ``cpsat`` reported that schedule optimal, 5.94 below
   the true optimum, and the referee let it pass. Both instances

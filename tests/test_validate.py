@@ -9,6 +9,7 @@ tasks; the documented tolerance on non-integer data.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -271,8 +272,8 @@ def test_communication_on_every_topology(
 # ---- tolerance ---------------------------------------------------------------------
 
 
-def test_float_artefacts_get_a_relative_slack():
-    # 0.1 + 0.2 != 0.3 in floating point: times with 17 digits get the slack.
+def test_float_artefacts_get_the_float_noise_as_slack():
+    # 0.1 + 0.2 != 0.3 in floating point: times with 17 digits get the noise slack.
     problem_cost = problem_of(
         [{"id": "a", "cost": 0.1}, {"id": "b", "cost": 0.2}], procs("p"),
         edges=[{"src": "a", "dst": "b"}],
@@ -281,13 +282,37 @@ def test_float_artefacts_get_a_relative_slack():
     assert (
         validate(problem_cost, sched(a=("p", 0.2, 0.30000000000000004), b=("p", 0.3, 0.5))) == []
     )
-    # Starts with 16 digits (float artefacts) just below the arrival 0.3: 1e-10 early is
-    # inside the slack of the pair (1e-9 x 0.3), 1e-9 early is not.
+    # Starts with 16-17 digits just below the arrival 0.3: a few units in the last place
+    # early is float noise ((4 n + 2) ulp, n = 2), 1e-12 early is not.
     a = ("p", 0.2, 0.30000000000000004)
-    inside, outside = 0.2999999999000001, 0.2999999990000001
+    inside = 0.30000000000000004
+    for _ in range(4):
+        inside = math.nextafter(inside, 0.0)
+    outside = 0.2999999999990001
     assert validate(problem_cost, sched(a=a, b=("p", inside, inside + 0.2))) == []
     violations = validate(problem_cost, sched(a=a, b=("p", outside, outside + 0.2)))
     assert any(v.startswith("edge a -> b") for v in violations)
+
+
+SLACK = Path(__file__).parent / "data" / "validator-slack"
+
+
+@pytest.mark.parametrize(
+    ("instance", "schedule", "message"),
+    [
+        ("inst_big", "s_overlap999", r"processor p0: a \[0, 1e\+12\) overlaps b"),
+        ("inst_big", "s_lateMsg", r"edge a -> c: c starts at 1000000004000.0001"),
+        ("inst_1p", "s_1p_below_opt", r"processor p0: a \[0, 1e\+15\) overlaps b"),
+        ("inst_neartie", "s_neartie_late", r"edge a -> b: b starts at 1999999999000.0039"),
+        ("inst_neartie", "s_wrong_duration", r"task a: finish 999999999001.00012 is not start"),
+    ],
+)
+def test_a_sixteen_digit_time_does_not_buy_a_relative_slack(instance, schedule, message):
+    """An outside audit's schedules: one time with 16-17 digits switched exactness off,
+    and the old 1e-9 relative slack hid 1000 units at 1e12 (a one-processor schedule
+    below the optimum was valid). The slack is now the float noise only."""
+    violations = validate(str(SLACK / f"{instance}.json"), str(SLACK / f"{schedule}.json"))
+    one(violations, message + ".*")
 
 
 def test_exact_decimals_are_compared_exactly():
@@ -305,7 +330,7 @@ def test_exact_decimals_are_compared_exactly():
     )
 
 
-def test_slack_is_relative_to_the_quantities_compared():
+def test_slack_is_the_noise_of_the_quantities_compared():
     problem = problem_of(
         [{"id": "a", "cost": 1e6 / 3}, {"id": "b", "cost": 1}, {"id": "c", "cost": 1}],
         procs("p", "q"),
@@ -316,12 +341,14 @@ def test_slack_is_relative_to_the_quantities_compared():
         validate(problem, sched(a=("p", 0, finish), b=("p", finish, finish + 1), c=("q", 0, 1)))
         == []
     )
-    # 1e-4 early on times near 3.3e5: inside the slack of the pair (3.3e-4), wherever
-    # the other tasks are; 1e-3 early: outside it, even with a task at 1e9.
-    inside = sched(a=("p", 0, finish), b=("q", finish - 1e-4, finish + 1 - 1e-4), c=("q", 0, 1))
+    # Two units in the last place early on times near 3.3e5: inside the float noise of
+    # the pair ((4 n + 2) ulp(3.3e5), about 8e-10), wherever the other tasks are; 1e-6
+    # early: outside it, even with a task at 1e9 (whose noise would be about 2e-6).
+    close = math.nextafter(math.nextafter(finish, 0.0), 0.0)
+    inside = sched(a=("p", 0, finish), b=("q", close, close + 1), c=("q", 0, 1))
     assert validate(problem, inside) == []
     late_c = ("p", 1e9, 1e9 + 1)
-    early = sched(a=("p", 0, finish), b=("q", finish - 1e-3, finish - 1e-3 + 1), c=late_c)
+    early = sched(a=("p", 0, finish), b=("q", finish - 1e-6, finish - 1e-6 + 1), c=late_c)
     violations = validate(problem, early)
     assert any(v.startswith("order a -> b") for v in violations), violations
     # An explicit absolute tolerance replaces exact and relative comparisons.
