@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import math
 import os
 import re
@@ -26,7 +27,9 @@ __all__ = ["printable", "atomic_write", "number_text", "json_number"]
 # Inline Markdown that a name could start: a backslash (it would escape what follows),
 # code spans, table cells, emphasis, links, HTML, math and strike-through.
 _MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`|*_[]<>$~"})
-_ORDERED = re.compile(r"\d+[.)]")  # "1. x" or "1) x" starts an ordered list
+# "1. x" or "1) x" starts an ordered list (a marker is followed by a blank or the end);
+# CommonMark escapes it as "1\. x" (a backslash before a digit stays visible).
+_ORDERED = re.compile(r"\d+(?=[.)](\s|$))")
 
 
 # A line that starts with one of these is a heading, list item, quote or rule in Markdown.
@@ -64,13 +67,17 @@ def printable(text: object, markdown: bool = False) -> str:
     >>> printable("we|ird\\nname `x`", markdown=True)
     'we\\\\|ird name \\\\`x\\\\`'
     >>> printable("# Evil", markdown=True), printable("1. item", markdown=True)
-    ('\\\\# Evil', '\\\\1. item')
+    ('\\\\# Evil', '1\\\\. item')
+    >>> printable("0.25%", markdown=True)   # a number is no list marker
+    '0.25%'
     """
     text = str(text)
     if markdown:
         text = text.translate(_MARKDOWN)
-        if text.startswith(_BLOCK_START) or _ORDERED.match(text):
+        if text.startswith(_BLOCK_START):
             text = "\\" + text  # it may start a line: no heading, list or quote
+        elif marker := _ORDERED.match(text):
+            text = f"{marker.group()}\\{text[marker.end():]}"
     if text.isprintable():
         return text
     return "".join(
@@ -79,6 +86,23 @@ def printable(text: object, markdown: bool = False) -> str:
         else ch.encode("unicode_escape").decode("ascii")
         for ch in text
     )  # fmt: skip
+
+
+def listed(text: object) -> str:
+    """``text`` as one item of a list separated by blanks: :func:`printable`, or JSON-quoted.
+
+    A name holding a blank, a comma, a quote, a control character or nothing is
+    shown as a JSON string, so the items of ``a b`` and ``"a b"`` cannot be confused.
+
+    Examples
+    --------
+    >>> listed("t1"), listed("a b"), listed("x\\ny"), listed("")
+    ('t1', '"a b"', '"x\\\\ny"', '""')
+    """
+    text = str(text)
+    if text and text.isprintable() and not any(c.isspace() or c in "\"'," for c in text):
+        return text
+    return printable(json.dumps(text, ensure_ascii=False))
 
 
 @contextlib.contextmanager

@@ -214,6 +214,16 @@ class BatchSchedule:
     """
 
     def __init__(self, problem: Problem, rows: int, *, insertion: bool = True) -> None:
+        if problem.communication != "delay":
+            # Messages that queue for ports or links are booked one schedule at a time
+            # (heuristics.eft.ScheduleBuilder); costed as delays, orderings would look
+            # shorter than any schedule of the instance.
+            raise MethodError(
+                f"makespan costs: the instance's communication model is "
+                f"{problem.communication!r}; ordering makespans are computed under the delay "
+                "model only (schedule one ordering with ordering_schedule, or cost the "
+                "orderings of the instance under 'delay')"
+            )
         self.problem = problem
         self.insertion = bool(insertion)
         self._s = _Static(problem)

@@ -36,6 +36,9 @@ from ._ordering_space import predecessor_masks
 
 __all__ = ["SearchResult", "branch_and_bound", "priority_ordering", "tree_minimum"]
 
+#: Bytes of partial schedules the stack of :func:`tree_minimum` may hold.
+TREE_MEMORY = 256 * 2**20
+
 _ONE = np.int64(1)
 
 
@@ -337,6 +340,10 @@ def tree_minimum(
     (73.0, [0, 1, 2, 4, 3, 5, 6, 8, 7, 9], 24, 1680)
     """
     n = problem.n_tasks
+    # The depth-first stack holds up to about n^2 / 2 pieces of ``chunk`` partial
+    # schedules, each row (3 + 2 P) n floats: keep it within TREE_MEMORY.
+    row_bytes = 8 * (3 + 2 * problem.n_processors) * max(n, 1) + 64
+    chunk = max(1, min(chunk, TREE_MEMORY // (max(1, n * n // 2) * row_bytes)))
     pred = predecessor_masks(problem)
     bits = np.arange(n, dtype=np.int64)
     best, best_row, ties, total = np.inf, np.zeros(n, dtype=np.int64), 0, 0

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from exactsched._output import listed
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 
@@ -518,7 +519,8 @@ def isl_text(problem: Problem, encoding: str = "position") -> str:
 
 def _isl_parts(problem: Problem, encoding: str) -> list[str]:
     n = _check_size(problem)
-    ids = ", ".join(problem.task_ids)
+    # One comment line, whatever the ids hold (blanks, commas, newlines are quoted).
+    ids = ", ".join(listed(t) for t in problem.task_ids)
     if encoding == "position":
         return [f"# p0..p{n - 1}: positions of tasks {ids}"]
     if encoding == "kong":

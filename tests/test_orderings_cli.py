@@ -202,3 +202,67 @@ def test_a_huge_cost_prints_as_a_float_not_binary_noise(capsys, tmp_path):
     status, out, _ = run(capsys, str(path), "--best", "makespan", "--json")
     assert status == 0 and "1000000001000000037322752" not in out
     assert json.loads(out)["best"]["cost"] == 1.000000001e24
+
+
+AUDIT = "tests/data/orderings-audit"
+
+
+@pytest.mark.parametrize("model", ["contention", "single-port"])
+@pytest.mark.parametrize("extra", [[], ["--search", "--time-limit", "5"]])
+def test_makespan_costs_refuse_queued_messages(capsys, tmp_path, model, extra):
+    """An outside audit: under contention the costs were those of delays (10, "proven"),
+    below the certified optimum 14. The batch scheduler models delays only: refused."""
+    from exactsched.errors import MethodError
+    from models import orderings as mo
+
+    problem = exactsched.load_instance("examples/contention-fork.json").with_communication(model)
+    path = tmp_path / f"fork-{model}.json"
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(problem.to_json(), fh)
+    status, out, err = run(capsys, str(path), "--best", "makespan", *extra)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and f"communication model is '{model}'" in err
+    with pytest.raises(MethodError, match="delay model only"):
+        mo.priority_list_gap(problem, time_limit=5, workers=1)
+    # one ordering is still scheduled under the instance's own model
+    schedule = mo.ordering_schedule(problem, [0, 1, 2])
+    assert exactsched.validate(problem, schedule) == []
+
+
+def test_promotion_says_when_it_loses_the_best_schedule(capsys, tmp_path):
+    """A zero-length task inside its isolation partner: no order pair keeps it there
+    (the audit's instance: the optimum went from 8 to 11), and the output now says so."""
+    out_path = tmp_path / "promoted.json"
+    status, out, _ = run(capsys, f"{AUDIT}/promote_zero.json", "--best", "makespan",
+                         "--promote-isolation", str(out_path), "--json")  # fmt: skip
+    doc = json.loads(out)
+    assert status == 0 and doc["promoted_keeps_schedule"] is False
+    assert doc["promoted_loses"] == "order A -> Z: Z starts at 5 before A finishes at 8"
+    status, out, _ = run(capsys, MESH, "--best", "makespan", "--promote-isolation",
+                         str(out_path), "--json")  # fmt: skip
+    assert json.loads(out)["promoted_keeps_schedule"] is True
+
+
+def test_odd_task_ids_are_quoted(capsys):
+    """ESC, a blank and a newline in task ids: quoted and escaped in the order line and
+    in the --isl comment, which islpy parses back."""
+    import islpy as isl
+
+    status, out, _ = run(capsys, f"{AUDIT}/esc.json", "--best", "makespan")
+    assert status == 0 and "\x1b" not in out
+    assert '  "\\u001b[31mRED" "a b" "c\\nd"\n' in out
+    status, out, _ = run(capsys, f"{AUDIT}/esc.json", "--isl", "position")
+    assert out.count("\n") == 2 and "\x1b" not in out
+    assert isl.Set(out).count_val().to_python() == 6
+
+
+def test_tree_minimum_within_its_memory(monkeypatch):
+    """The depth-first stack is sized by TREE_MEMORY: a tiny budget gives the same answer."""
+    from models import _ordering_search
+    from models._ordering_search import tree_minimum
+
+    problem = exactsched.load_instance(TOPCUOGLU)
+    want = tree_minimum(problem)
+    monkeypatch.setattr(_ordering_search, "TREE_MEMORY", 1)
+    got = tree_minimum(problem)
+    assert (got[0], got[1].tolist(), got[2:]) == (want[0], want[1].tolist(), want[2:])

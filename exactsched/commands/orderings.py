@@ -19,7 +19,7 @@ import argparse
 import time
 from typing import Any
 
-from exactsched._output import atomic_write, json_number, printable
+from exactsched._output import atomic_write, json_number, listed, printable
 from exactsched.cli import check_output, dumps_json, emit_json, seconds_arg
 
 __all__ = ["add_parsers"]
@@ -192,6 +192,16 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
             promoted = mo.promote_isolation(problem, source)
             _write_json(args.promote_isolation, promoted)
             doc["promoted"] = args.promote_isolation
+            if args.best == "makespan":
+                # A zero-length task inside its partner's interval is isolated (an empty
+                # interval overlaps nothing) but no order pair keeps it there.
+                from exactsched.instance import parse_instance
+                from exactsched.validate import validate
+
+                lost = validate(parse_instance(promoted), source)
+                doc["promoted_keeps_schedule"] = not lost
+                if lost:
+                    doc["promoted_loses"] = lost[0]
     if args.json:
         emit_json(doc)
         return 0
@@ -208,11 +218,17 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         b = doc["best"]
         status = "proven" if b["proven"] else f"not proven, lower bound {b['lower_bound']}"
         print(f"best {b['objective']}: {b['cost']} ({status}; {b['evaluated']:,} evaluated)")
-        print("  " + " ".join(b["order"]))
+        print("  " + " ".join(listed(t) for t in b["order"]))
         if b["ties"] > 1:
             print(f"  {b['ties']:,} orderings share this cost; the lexicographically first")
         if "promoted" in doc:
-            print(f"isolation promoted to order pairs: {doc['promoted']}")
+            print(f"isolation promoted to order pairs: {printable(doc['promoted'])}")
+            if doc.get("promoted_keeps_schedule") is False:
+                print(
+                    "  the best schedule is not one of the promoted instance (a zero-length "
+                    "task lies inside its isolation partner; no order pair keeps it there), "
+                    "so its optimum may be larger: " + printable(doc["promoted_loses"])
+                )
     return 0
 
 

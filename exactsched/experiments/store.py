@@ -514,30 +514,30 @@ class Store:
             If no such instance or no schedule of that method on it is stored.
         """
         from exactsched.errors import InstanceError
-        # A name is the one results shows: that of the instance's newest current read.
+        from exactsched.experiments.analysis import communication_of
+
+        # A name is the one results shows: that of the instance's newest current read,
+        # with the start of its key when contents of one name differ ("dup [106ebfd6]").
         shown = {key: read.name for key, read in shown_reads(self.reads()).items() if read.name}
         prefix = instance.lower()
-        keys = [
-            key
-            for key, name in self._db.execute("SELECT key, name FROM instances ORDER BY key")
-            if key.lower().startswith(prefix) or shown.get(key, name) == instance
-        ]
-        found = [
-            (key, self._db.execute("SELECT document FROM instances WHERE key = ?",
-                                   (key,)).fetchone()[0])
-            for key in keys
-        ]  # fmt: skip
+        found = []
+        for key, name, document in self._db.execute(
+            "SELECT key, name, document FROM instances ORDER BY key"
+        ):
+            label = shown.get(key, name)
+            if (
+                key.lower().startswith(prefix)
+                or label == instance
+                or f"{label} [{communication_of(document)[1][:8]}]" == instance
+            ):
+                found.append((key, document))
         if communication is not None:
-            from exactsched.experiments.analysis import communication_of
-
             found = [f for f in found if communication_of(f[1])[0] == communication]
         if len(found) != 1:
             what = "no instance" if not found else f"{len(found)} instances"
             under = "" if communication is None else f" under {communication}"
             hint = ""
             if len(found) > 1 and communication is None:
-                from exactsched.experiments.analysis import communication_of
-
                 models = sorted({communication_of(f[1])[0] for f in found})
                 if len(models) > 1:
                     hint = f" (models {', '.join(models)}: give --communication or the key)"
