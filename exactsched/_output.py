@@ -243,12 +243,14 @@ def number_text(value: float | int) -> str:
     >>> number_text(3000000002331.0), number_text(80.0), number_text(0.1 + 0.2 + 0.3)
     ('3000000002331', '80', '0.6')
     >>> number_text(3000000002331.5), number_text(1 / 3), number_text(2.5e-20)
-    ('3000000002331.5', '0.333333333333333', '2.5e-20')
+    ('3000000002331.5', '0.3333333333333333', '2.5e-20')
     >>> number_text(10000000000001.0), number_text(2.0**53 - 1), number_text(1e300)
     ('10000000000001', '9007199254740991', '1e+300')
     """
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    exact_int = isinstance(value, int) and not isinstance(value, bool)
+    if exact_int and (abs(value) < 2**53 or not _is_a_float(value)):
+        return str(value)  # every digit of an exact integer
+    # beyond 2**53 an integer that is a float (a ceiling of one) shows as the float
     value = float(value)
     if math.isfinite(value) and value == int(value) and abs(value) < 2.0**53:
         return str(int(value))  # every digit, before any rounding of noise
@@ -261,8 +263,17 @@ def number_text(value: float | int) -> str:
 
 
 #: Units in the last place within which :func:`number_text` shows a float by a
-#: shorter decimal: the rounding of a few dozen sums, never a digit the float holds.
-CLOSE_ULPS = 16
+#: shorter decimal: the rounding of a few sums (0.1 + 0.2 + 0.3), never a digit the
+#: float holds (2000000000000.003 is 12 units from 2000000000000; 16 hid it).
+CLOSE_ULPS = 4
+
+
+def _is_a_float(value: int) -> bool:
+    """Whether the integer ``value`` is exactly a (finite) float."""
+    try:
+        return float(value) == value
+    except OverflowError:
+        return False
 
 
 def _fewest_digits(value: float) -> float:

@@ -289,7 +289,16 @@ def _time(row: Mapping[str, Any], key: str, where: str, task: str | None) -> flo
 
 
 def _tidy(value: float) -> float | int:
-    """Integers stay integers in output; other floats are unchanged."""
+    """Integers stay integers in output, whole floats below 2**53 become them; others floats.
+
+    An integer beyond 2**53 that is exactly a float (the ceiling of a float bound)
+    is written as that float, as the makespan beside it is (1e+300, not 301 digits).
+    """
     if isinstance(value, int):
-        return value
+        if abs(value) < 2**53:
+            return value
+        try:
+            return float(value) if float(value) == value else value
+        except OverflowError:  # beyond the float range: the exact integer
+            return value
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)

@@ -201,7 +201,10 @@ def scaled_limit(problem: Problem) -> float:
 
 
 class _Progress(cp_model.CpSolverSolutionCallback):
-    """Reports each improving solution as (makespan, bound, seconds) in original units."""
+    """Reports each solution shorter than all shown as (makespan, bound, seconds), original units.
+
+    ``shown``: the best makespan already reported (the warm start's).
+    """
 
     def __init__(
         self,
@@ -210,6 +213,7 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         slack: int,
         floor: float,
         started: float,
+        shown: float = math.inf,
     ) -> None:
         super().__init__()
         self._callback = callback
@@ -219,7 +223,9 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         self._started = started
         self.first_seconds: float | None = None
         self.trace: list[tuple[float, float, float]] = []
-        self._best = math.inf  # over every solve of the call (the model may run twice)
+        # Over every solve of the call (the model may run twice), from the warm start
+        # already shown: on rounded-up data the hint's own solution reads longer.
+        self._best = shown
 
     def on_solution_callback(self) -> None:
         seconds = time.perf_counter() - self._started
@@ -787,7 +793,9 @@ def cpsat(
         return _answer(common, None, foundation, sb, stopped=str(exc))
 
     # ---- solve
-    progress = _Progress(callback, res, data.slack, foundation, clock.started)
+    progress = _Progress(
+        callback, res, data.slack, foundation, clock.started, float(warm.schedule.makespan)
+    )
     ladder_next = ladder_in is not None and time_limit is not None
 
     def run(seconds: float | None) -> tuple[cp_model.CpSolver, int]:

@@ -129,3 +129,15 @@ def test_results_report_to_a_long_name(tmp_path, capsys):
     assert report.exists()
     status, _, err = run(capsys, ["results", db, "--report", tmp_path / ("r" * 300 + ".md")])
     assert_one_line(status, err)
+
+
+def test_near_tie_digits_and_huge_integers_show_as_they_are():
+    """An outside audit: 2000000000000.003 printed as 2000000000000 (16 ulps of
+    "noise" hid a real .003), and an integer bound of 1e300 as 301 digits."""
+    from exactsched.schedule import _tidy
+
+    assert number_text(2000000000000.003) == "2000000000000.003"
+    assert number_text(0.1 + 0.2 + 0.3) == "0.6"  # a rounding of sums still goes
+    assert number_text(int(1e300)) == "1e+300" and _tidy(int(1e300)) == 1e300
+    assert number_text(2**53 + 1) == "9007199254740993" and _tidy(2**53 + 1) == 2**53 + 1
+    assert number_text(10**400) == str(10**400) and _tidy(10**400) == 10**400
