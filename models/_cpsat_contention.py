@@ -48,6 +48,7 @@ from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule, _tidy
+from models._cpsat_run import run_solver
 
 __all__ = ["solve_contention", "HINT_HEURISTICS"]
 
@@ -228,7 +229,7 @@ def solve_contention(
     params.num_workers = int(workers) if workers else 1
     params.random_seed = int(seed or 0)
     params.log_search_progress = bool(log)
-    code = solver.solve(model)
+    code = run_solver(solver, model)
     stats.update(
         solver_status=solver.status_name(code),
         branches=solver.num_branches,

@@ -59,6 +59,7 @@ from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from models._clock import Clock
 from models._cpsat_locations import Locations, colour_cores
+from models._cpsat_run import run_solver
 from models._cpsat_scaling import ceil_tol
 from models._warmstart import delay_matrix, retime
 
@@ -302,7 +303,7 @@ def decide(
     if left <= 0:
         return late
     params.max_time_in_seconds = left
-    code = solver.solve(model)
+    code = run_solver(solver, model)
     if code == cp_model.INFEASIBLE:
         return "refuted", None, "CP-SAT: infeasible"
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):

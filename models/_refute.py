@@ -50,6 +50,7 @@ import numpy as np
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
+from models._cpsat_run import run_solver
 from models._horizon import order_from_times, semi_active
 from models._refute_symmetry import interchangeable_classes
 
@@ -703,7 +704,7 @@ def refute_cpsat(
     if time_limit is not None:
         params.max_time_in_seconds = max(0.01, float(time_limit))
     try:
-        status = solver.solve(model)
+        status = run_solver(solver, model)
     except Exception as error:  # noqa: BLE001  an engine failure is no verdict
         return Verdict("unknown", reason=f"CP-SAT failed: {error}", seconds=_since(started))
     if status == cp_model.INFEASIBLE:

@@ -69,6 +69,7 @@ import numpy as np
 from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
+from models._cpsat_run import run_solver
 from models._grid import data_grid
 from models._refute import (
     Verdict,
@@ -341,7 +342,7 @@ def refute_messages(
     if time_limit is not None:
         params.max_time_in_seconds = max(0.01, float(time_limit) - _since(started))
     try:
-        status = solver.solve(model)
+        status = run_solver(solver, model)
     except Exception as error:  # noqa: BLE001  an engine failure is no verdict
         return Verdict("unknown", reason=f"CP-SAT failed: {error}", seconds=_since(started))
     if status == cp_model.INFEASIBLE:

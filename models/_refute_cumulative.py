@@ -46,6 +46,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 from exactsched.result import Result
+from models._cpsat_run import run_solver
 from models._refute import Floored, Verdict, _retime, precedence_spread, set_threads
 
 __all__ = [
@@ -269,7 +270,7 @@ def refute_cumulative(
     model.add_cumulative(intervals, demands, problem.n_processors)
     _isolation(model, problem, start, cost)
     solver = _solver(time_limit, seed, workers)
-    status = solver.solve(model)
+    status = run_solver(solver, model)
 
     def extract() -> tuple[np.ndarray, np.ndarray]:
         times = np.array([solver.value(s) for s in start], dtype=float)
@@ -412,7 +413,7 @@ def refute_time_indexed(
             else:
                 model.add_bool_or(clause or [true.Not()])
     solver = _solver(time_limit, seed, workers)
-    status = solver.solve(model)
+    status = run_solver(solver, model)
 
     def first_true(i: int) -> int:
         found = (head[i] + k for k, lit in enumerate(y[i]) if solver.boolean_value(lit))

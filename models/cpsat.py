@@ -98,6 +98,7 @@ from models._cpsat_build import (
     new_model,
 )
 from models._cpsat_locations import Locations, colour_cores, processor_locations
+from models._cpsat_run import run_solver
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
 from models._cpsat_time_indexed import (
     TI_FIRST_SHARE,
@@ -348,7 +349,7 @@ def solve_model(
     _apply_parameters(params, parameters)
     if seconds is not None:
         params.max_time_in_seconds = max(0.01, float(seconds))
-    code = solver.solve(mv.model, progress)
+    code = run_solver(solver, mv.model, progress)
     if code == cp_model.MODEL_INVALID:
         reason = mv.model.validate()
         if not reason and parameters:  # a valid model: the parameters are what it refused
