@@ -105,6 +105,36 @@ def listed(text: object) -> str:
     return printable(json.dumps(text, ensure_ascii=False))
 
 
+def is_device(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is written in place: a device, a pipe, ``/dev/stdout``.
+
+    Anything under ``/dev`` or ``/proc`` (``/dev/stdout`` resolves to
+    ``/proc/self/fd/1``, then to a pipe or to whatever file the shell opened),
+    or an existing path that is not a regular file or a folder.
+
+    Examples
+    --------
+    >>> is_device("/dev/stdout"), is_device("/dev/null"), is_device("out.json")
+    (True, True, False)
+    """
+    text = os.fspath(path)
+    if text.startswith(("/dev/", "/proc/")):
+        return True
+    try:
+        mode = os.stat(path).st_mode  # through links, as open() would
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def writes_stdout(path: str | os.PathLike[str]) -> bool:
+    """Whether writing ``path`` writes this process's standard output."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(1))
+    except (OSError, ValueError):
+        return False
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO]:
     """Open ``path`` for writing; it gets the whole text or is left as it was.
@@ -148,7 +178,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -
     ('whole', ['a.txt'])
     """
     target = os.path.realpath(path)
-    if os.path.exists(target) and not os.path.isfile(target):
+    if is_device(path):
         with _open_in_place(path, mode, **kwargs) as fh:
             yield fh
         return

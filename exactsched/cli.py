@@ -486,7 +486,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
     )
     print(f"CCR             {doc['ccr']:.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
-    print(f"min serial time {doc['minimal_serial_time']}")
+    serial = doc["minimal_serial_time"]
+    shown = "n/a: no processor may run every task" if serial is None else serial
+    print(f"min serial time {shown}")
     skipped = _path_load_skipped(problem)
     bounds = ", ".join(
         f"{k} n/a: {skipped}" if k == "path_load" and skipped else f"{k} {number_text(v)}"

@@ -563,6 +563,7 @@ def random_workload(
     task_ids: list[str] | None = None,
     name: str = "random",
     seed: int | np.random.Generator | None = None,
+    zero_cost: tuple[int, ...] = (),
 ) -> Problem:
     """Weigh a DAG on a platform with a scheme of :mod:`exactsched.workloads.weights`.
 
@@ -592,6 +593,9 @@ def random_workload(
         Default ``t0 ..``.
     name : str
     seed : int, Generator or None
+    zero_cost : tuple of int
+        Tasks left at cost 0 with no data on their arcs (an STG graph's dummy
+        entry and exit); the CCR is met on the instance as written, zeros included.
 
     Returns
     -------
@@ -646,7 +650,16 @@ def random_workload(
         known = ", ".join(["canon", "flops", "hoft-high", "hoft-low", "topcuoglu"])
         raise MethodError(f"weights: unknown scheme {weights!r}; known: {known}")
 
+    zero = np.zeros(n_tasks, dtype=bool)
+    zero[list(zero_cost)] = True
+    if by_type is not None:
+        by_type = {t: np.where(zero, 0.0, v) for t, v in by_type.items()}
+    else:
+        costs = np.where(zero[:, None], 0.0, costs)
+
     def num(x: float) -> float | int:
+        if x == 0:  # a dummy: no work
+            return 0
         return int(max(1.0, round(x))) if integral else round(float(x), 6)
 
     if by_type is not None:
@@ -657,14 +670,16 @@ def random_workload(
         tasks = [
             {"id": ids[i], "cost": [num(c) for c in row]} for i, row in enumerate(costs.tolist())
         ]
+    dummy_arc = np.array([bool(zero[a] or zero[b]) for a, b in arcs], dtype=bool)
     bandwidth = float(spec.network.get("bandwidth", 1))
     if data is not None:
         if by_type is None:
             raise MethodError("data: the low and high regimes need the CPU-GPU weight schemes")
         amounts = w.data_regime(arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng)
+        amounts = np.where(dummy_arc, 0.0, amounts)
         amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
     else:
-        amounts = rng.uniform(0.0, 2.0, size=len(arcs))
+        amounts = np.where(dummy_arc, 0.0, rng.uniform(0.0, 2.0, size=len(arcs)))
         if ccr is not None and arcs:
             # Scale before building the problem (one parse): the computation of a
             # task is its mean cost, as Problem.mean_cost computes it.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import warnings
@@ -20,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from exactsched._output import atomic_write
+from exactsched._output import atomic_write, is_device, writes_stdout
 from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, InstanceWarning, MethodError
 from exactsched.limits import MAX_COST_CELLS, MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
@@ -320,7 +319,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             raise MethodError("--speed " + text.removeprefix("speeds.")) from None
         raise
     kind = write_problem(problem, args.output, to)
-    print(f"{args.output}: {kind} ({_describe(problem)})")
+    # The document itself may be standard output: the line about it goes beside it.
+    stream = sys.stderr if writes_stdout(args.output) else sys.stdout
+    print(f"{args.output}: {kind} ({_describe(problem)})", file=stream)
     return 0
 
 
@@ -337,7 +338,7 @@ def _output_format(path: str, to: str | None = None, hint: str = "") -> str:
     suffix = Path(path).suffix.lower()
     if suffix in _OUTPUT_FORMATS:
         return _OUTPUT_FORMATS[suffix]
-    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+    if is_device(path):
         return "json"  # a device or a named pipe
     known = ", ".join(_OUTPUT_FORMATS)
     what = f"unknown extension {suffix!r}" if suffix else "no extension"
@@ -481,7 +482,11 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
     weights = args.weights or ("hoft-low" if cpu_gpu else "topcuoglu")
     label = f"{Path(args.input).stem}-n{graph.n_tasks}-{weights}"
     rng = generators._rng(seed)
-    return _weigh(args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights, seed)
+    # Kept dummies stay dummies: no work, no data (the STG graph has two tasks fewer).
+    dummies = () if args.drop_dummies else (0, graph.n_tasks - 1)
+    return _weigh(
+        args, arcs, graph.n_tasks, list(graph.task_ids), label, rng, weights, seed, dummies
+    )
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -686,14 +691,23 @@ def _option_message(message: str) -> str:
 
 
 def _ccr_range(text: str) -> tuple[float, float]:
-    """``--ccr X`` or ``--ccr LOW:HIGH`` as a pair of positive numbers."""
+    """``--ccr X`` (positive) or ``--ccr LOW:HIGH`` (``0 <= LOW <= HIGH``, HIGH positive).
+
+    LOW may be 0: the HOFT paper's first interval is 0:10.
+    """
     parts = str(text).split(":")
     try:
         values = [float(x) for x in parts]
     except ValueError:
         values = []
-    if len(values) not in (1, 2) or not all(0 < v < float("inf") for v in values):
-        raise MethodError(f"--ccr: expected X or LOW:HIGH with positive numbers, got {text!r}")
+    if (
+        len(values) not in (1, 2)
+        or not all(0 <= v < float("inf") for v in values)
+        or not values[-1] > 0
+    ):
+        raise MethodError(
+            f"--ccr: expected X > 0 or LOW:HIGH with 0 <= LOW and HIGH > 0, got {text!r}"
+        )
     low, high = values[0], values[-1]
     if low > high:
         raise MethodError(f"--ccr: LOW > HIGH in {text!r}")
@@ -748,6 +762,7 @@ def _weigh(
     rng: Any,
     weights: str,
     seed: int,
+    zero_cost: tuple[int, ...] = (),
 ) -> Any:
     from exactsched.generators import random_workload
     from exactsched.workloads.platforms import resolve_platform
@@ -777,6 +792,7 @@ def _weigh(
             task_ids=ids,
             name=_name(args, seed, f"{label}-{regime}", spec.label),
             seed=rng,
+            zero_cost=zero_cost,
         )
     except ValueError as exc:
         if isinstance(exc, InstanceError | MethodError):
@@ -809,5 +825,6 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             suffix = "" if safe.endswith(f"-seed{seed}") else f"-seed{seed}"
             path = Path(args.output) / f"{safe}{suffix}.json"
         kind = write_problem(problem, path)
-        print(f"{path}: {kind} ({_describe(problem)}, seed {seed})")
+        stream = sys.stderr if writes_stdout(path) else sys.stdout
+        print(f"{path}: {kind} ({_describe(problem)}, seed {seed})", file=stream)
     return 0

@@ -11,13 +11,15 @@ from exactsched.instance import refuse_if_not_a_file
 __all__ = ["read_source"]
 
 
-def read_source(source: str | os.PathLike[str], what: str) -> tuple[str, str, Path | None]:
+def read_source(
+    source: str | os.PathLike[str], what: str, *, newline: str | None = None
+) -> tuple[str, str, Path | None]:
     """The text of ``source`` and a label for error messages.
 
     A path-like object, or a string without a newline, is a file name; a string
     containing a newline is the file's text itself. Returns ``(text, label,
     path)``, where ``label`` is the file name (or ``what`` for text) and ``path``
-    is None for text.
+    is None for text. ``newline`` is :func:`open`'s (None: universal newlines).
     """
     if isinstance(source, str) and "\n" in source:
         return source, what, None
@@ -28,7 +30,8 @@ def read_source(source: str | os.PathLike[str], what: str) -> tuple[str, str, Pa
     path = Path(source)
     refuse_if_not_a_file(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline=newline) as fh:
+            text = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InstanceError(f"{path}: cannot read file: {reason}") from None

@@ -416,12 +416,14 @@ def read_dot(
         from exactsched.workloads.platforms import resolve_platform
 
         platform_doc = resolve_platform(platform).document
-    text, label, _ = read_source(source, "dot")
+    # newline="": a carriage return inside a quoted id stays one (the tokens treat
+    # it as a blank elsewhere); read as a line end, "x\ry" came back as "x\ny".
+    text, label, _ = read_source(source, "dot", newline="")
     parse = _parse if engine == "builtin" else _parse_pydot
     graph_name, nodes, edges = parse(text, label)
     if not nodes:
         raise InstanceError(f"{label}:1: the graph has no nodes")
-    if all(node[0].isdigit() for node in nodes):
+    if all(node[0].isascii() and node[0].isdigit() for node in nodes):  # not "²"
         nodes.sort(key=lambda node: int(node[0]))
     proc_ids = _processor_ids(platform_doc)
     tasks = []

@@ -223,6 +223,8 @@ def read_stg(
         raise InstanceError(
             f"{label}:{extra[1]}: unexpected {extra[0]!r} after the {n_all} task records"
         )
+    if not keep_dummies:
+        _check_dummies(costs, edges, n_all, label)
     keep = range(n_all) if keep_dummies else range(1, n_all - 1)
     if platform is None:
         # No network key: fully connected by default (the document of Problem.from_lists).
@@ -248,6 +250,29 @@ def read_stg(
         return Problem.from_json(document)
     except InstanceError as exc:  # a cycle: the core names the tasks
         raise InstanceError(f"{label}: {exc}") from None
+
+
+def _check_dummies(
+    costs: list[int | None], edges: list[tuple[int, int, int]], n_all: int, label: str
+) -> None:
+    """Refuse to drop tasks ``0`` and ``n+1`` unless they are the zero-cost entry and exit.
+
+    Dropping a task that works, or that sits inside a chain, would lose work or a
+    precedence silently (an outside audit: a lower bound fell from 16 to 4).
+    """
+    last = n_all - 1
+    for task, role in ((0, "entry"), (last, "exit")):
+        if costs[task]:
+            raise InstanceError(
+                f"{label}: cannot drop the dummies: task {task} costs {costs[task]} "
+                f"(a dummy {role} costs 0)"
+            )
+    for a, b, _ in edges:
+        if b == 0 or a == last:
+            raise InstanceError(
+                f"{label}: cannot drop the dummies: task {b if b == 0 else a} has a "
+                f"{'predecessor' if b == 0 else 'successor'} (task {a if b == 0 else b})"
+            )
 
 
 def write_stg(

@@ -145,6 +145,12 @@ def tiled_instance(
         document = {**document, "network": network}
     if integral:
         # Integer delays for the exact models: data become transfer times (bandwidth 1).
+        latency = float(spec.network.get("latency", 0))
+        if not latency.is_integer():
+            raise MethodError(
+                f"integral: the platform's latency {latency:g} is not an integer, so every "
+                "delay would be fractional; give the platform an integer latency"
+            )
         data = max(1.0, round(data / bandwidth))
         if isinstance(document, Mapping) and "preset" in document:
             document = {**document, "network": {**document.get("network", {}), "bandwidth": 1}}
