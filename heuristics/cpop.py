@@ -5,7 +5,8 @@ Contract
 ``cpop(problem, *, ranking="mean", insertion=True) -> Schedule``, registered
 as ``cpop``. The priority of a task is ``rank_u + rank_d``; the tasks of one
 critical path (traced from the entry task through successors whose priority
-equals the entry's, within a relative tolerance of 1e-9) all go to the
+equals the entry's, within a relative 1e-11: ranks are rounded to 12 significant
+digits, and a wider window followed a successor 1e-4 below the path at 1e6) all go to the
 *critical-path processor*, the others to the processor of least earliest
 finish time. Tasks come from a ready list, highest priority first, ties lowest
 task index; placement is insertion-based through :mod:`heuristics.eft`, so
@@ -44,7 +45,9 @@ from heuristics.ranking import downward_rank, upward_rank
 
 __all__ = ["cpop", "critical_path", "critical_path_processor"]
 
-_RTOL = 1e-9
+# Ranks carry at most half a unit of their 12th significant digit each (ranking._snap):
+# a priority on the critical path is |CP| within about 1e-12 of it, ten times less than this.
+_RTOL = 1e-11
 
 
 def critical_path(problem: Problem, priority: np.ndarray) -> list[int]:
@@ -74,7 +77,7 @@ def critical_path(problem: Problem, priority: np.ndarray) -> list[int]:
     entries = problem.entry_tasks
     task = int(entries[np.argmax(prio[entries])])  # argmax: first, i.e. lowest index, on ties
     length = prio[task]
-    tol = _RTOL * max(1.0, abs(length))
+    tol = _RTOL * abs(length)  # relative only: priorities near 1e-9 are not all "equal"
     path = [task]
     while True:
         succ = np.unique(problem.successors(task))

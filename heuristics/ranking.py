@@ -571,20 +571,22 @@ def ranks_from_weights(
 
 
 def _snap(values: np.ndarray) -> np.ndarray:
-    """Round away float noise (to 12 significant digits of the largest value).
+    """Round away float noise: each value to 12 significant digits of its own.
 
     Sums taken in different orders differ in the last bits (79.99999999999999
     against 80.0 on Topcuoglu's DAG); rounding makes equal ranks compare equal,
     so the documented tie rule (lowest task index first) decides, not the noise.
+    Each value keeps its own digits: rounded at the scale of the largest rank,
+    ranks of 1e-7 and 3e-7 beside one of 1e6 both became 0 (an outside audit).
     """
-    finite = np.isfinite(values)
-    scale = float(np.abs(values[finite]).max()) if finite.any() else 0.0
-    if scale == 0.0:
-        return values
-    decimals = 12 - int(np.ceil(np.log10(scale)))
-    if abs(decimals) > 290:  # 10**decimals would overflow (data near 1e-300): leave them
-        return values
-    return np.where(finite, np.round(values, decimals), values)
+    out = np.array(values, dtype=float, copy=True)
+    # Magnitudes where 10**k stays finite; zeros, infinities and 1e-300s as they are.
+    ok = np.isfinite(out) & (np.abs(out) > 1e-280) & (np.abs(out) < 1e280)
+    if ok.any():
+        digits = 11 - np.floor(np.log10(np.abs(out[ok])))
+        scale = 10.0**digits
+        out[ok] = np.round(out[ok] * scale) / scale
+    return out
 
 
 def upward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
