@@ -108,9 +108,10 @@ def listed(text: object) -> str:
 def is_device(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is written in place: a device, a pipe, ``/dev/stdout``.
 
-    Anything under ``/dev`` or ``/proc`` (``/dev/stdout`` resolves to
+    A link under ``/dev`` or ``/proc`` (``/dev/stdout`` resolves to
     ``/proc/self/fd/1``, then to a pipe or to whatever file the shell opened),
-    or an existing path that is not a regular file or a folder.
+    or an existing path that is not a regular file or a folder. A regular file
+    under ``/dev/shm`` is a file like any other.
 
     Examples
     --------
@@ -118,7 +119,7 @@ def is_device(path: str | os.PathLike[str]) -> bool:
     (True, True, False)
     """
     text = os.fspath(path)
-    if text.startswith(("/dev/", "/proc/")):
+    if text.startswith(("/dev/", "/proc/")) and os.path.islink(text):
         return True
     try:
         mode = os.stat(path).st_mode  # through links, as open() would
