@@ -49,6 +49,7 @@ from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule, _tidy
 from models._cpsat_run import run_solver
+from models._grid import exact_units
 
 __all__ = ["solve_contention", "HINT_HEURISTICS"]
 
@@ -91,7 +92,7 @@ def solve_contention(
     routing = problem.routing
     n = problem.n_tasks
     n_edges = len(problem.edge_src)
-    unit = problem.arc_unit
+    unit = exact_units(problem)  # latency + data / bandwidth as its decimal
     allowed = [problem.allowed_processors(j).tolist() for j in range(n)]
 
     # ---- exact integer scaling of costs and stage durations
@@ -273,7 +274,7 @@ def _extract(
         if not solver.value(y):
             continue
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        unit = _fraction(float(problem.arc_unit[e]))
+        unit = _fraction(float(exact_units(problem)[e]))
         times = []
         for m, (_, w, name) in zip(ms, routing.route(p, q), strict=True):
             s = Fraction(solver.value(m), scale)

@@ -25,6 +25,7 @@ import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
+from models._grid import exact_units
 
 __all__ = ["ScaledData", "scale_data", "ceil_tol", "scale_up"]
 
@@ -299,7 +300,8 @@ def scale_data(
     # Delays per arc and distinct hop value, (n_arcs, U): expanded to (n_arcs, P, P)
     # once, at the end (the full tensor is the model's largest array).
     hop_values, hop_code = np.unique(problem.hops, return_inverse=True)
-    delays = problem.arc_unit[:, None] * hop_values[None, :]
+    units = exact_units(problem)  # latency + data / bandwidth as its decimal
+    delays = units[:, None] * hop_values[None, :]
     with np.errstate(over="ignore", invalid="ignore"):
         unscaled = _total(np.where(problem.allowed, problem.cost, np.inf), delays[:, None, :])
     if not math.isfinite(unscaled):
@@ -321,11 +323,13 @@ def scale_data(
             resolution = 1
         else:
             # Exactness of the distinct values is that of all: sort them once.
-            costs, units = np.unique(finite), np.unique(problem.arc_unit)
+            costs, distinct_units = np.unique(finite), np.unique(units)
             for k in range(1, 7):
                 if top * 10**k > 1e12:
                     break
-                if scale_up(costs, 10**k)[1] and scale_up(units, 10**k, factors=hop_values)[1]:
+                if scale_up(costs, 10**k)[1] and scale_up(
+                    distinct_units, 10**k, factors=hop_values
+                )[1]:
                     resolution = 10**k
                     break
             if resolution is None:
@@ -337,7 +341,7 @@ def scale_data(
                 resolution /= 10.0
     cost, cost_exact = scale_up(np.where(problem.allowed, problem.cost, 0.0), resolution)
     cost = np.where(problem.allowed, cost, np.inf)
-    table, delay_exact = scale_up(problem.arc_unit, resolution, factors=hop_values)
+    table, delay_exact = scale_up(units, resolution, factors=hop_values)
     delay = table[:, hop_code.reshape(problem.hops.shape)]
     n = problem.n_tasks
     slack = (0 if cost_exact else n) + (0 if delay_exact else max(0, n - 1))

@@ -39,7 +39,7 @@ import numpy as np
 
 from exactsched.problem import Problem
 
-__all__ = ["Grid", "data_grid", "MAX_PLACES", "FLOAT_TOLERANCE", "EXACT_LIMIT"]
+__all__ = ["Grid", "data_grid", "exact_units", "MAX_PLACES", "FLOAT_TOLERANCE", "EXACT_LIMIT"]
 
 #: Decimal places up to which data count as decimal (a step of ``10**-12``).
 MAX_PLACES = 12
@@ -177,6 +177,46 @@ def _places(d: Decimal) -> int | None:
     return -exponent
 
 
+def exact_units(problem: Problem) -> np.ndarray:
+    """Per arc, the cost per hop ``latency + data / bandwidth`` as the float of its decimal.
+
+    The problem computes it in floating point, and ``2 + 2.124`` is
+    ``4.1240000000000006``: read as a decimal, clean three-place data would look
+    like float data and lose every proof (an outside audit). Where latency, data
+    and bandwidth print as decimals whose exact ``latency + data / bandwidth`` is a
+    decimal that prints as itself (``4.124``), that float is used; anywhere else,
+    the problem's own. Every exact reading (the grid, the scaled data of the
+    models, the witnesses' floors) takes its units from here.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> p = Problem.from_lists([1, 1], [(0, 1, 2.124)], n_processors=2, network={"latency": 2})
+    >>> p.arc_unit.tolist(), exact_units(p).tolist()
+    ([4.1240000000000006], [4.124])
+    """
+    return problem._cache.setdefault("exact_units", _exact_units(problem))
+
+
+def _exact_units(problem: Problem) -> np.ndarray:
+    units = problem.arc_unit.astype(float, copy=True)
+    n_edges = len(problem.edge_src)
+    latency, bandwidth = float(problem.latency), float(problem.bandwidth)
+    if n_edges == 0 or (latency == 0 and bandwidth == 1):
+        return units  # the data themselves: nothing was computed
+    if not (math.isfinite(latency) and math.isfinite(bandwidth) and bandwidth > 0):
+        return units
+    lat, bw = Fraction(repr(latency)), Fraction(repr(bandwidth))
+    for data in np.unique(problem.edge_data).tolist():
+        if not math.isfinite(data):
+            continue
+        exact = lat + Fraction(repr(float(data))) / bw
+        value = float(exact)
+        if math.isfinite(value) and Fraction(repr(value)) == exact:
+            units[:n_edges][problem.edge_data == data] = value
+    return units
+
+
 def _delay_decimals(problem: Problem) -> list[list[Decimal]]:
     """Per arc, the exact decimal delays ``arc_unit * hop`` for each distinct hop value.
 
@@ -184,8 +224,9 @@ def _delay_decimals(problem: Problem) -> list[list[Decimal]]:
     reading); the float product ``0.1 * 3`` would be ``0.30000000000000004``.
     """
     hop_values = [Decimal(repr(float(h))) for h in np.unique(problem.hops).tolist()]
-    units = {u: Decimal(repr(float(u))) for u in np.unique(problem.arc_unit).tolist()}
-    return [[units[u] * h for h in hop_values] for u in problem.arc_unit.tolist()]
+    arc_units = exact_units(problem)
+    units = {u: Decimal(repr(float(u))) for u in np.unique(arc_units).tolist()}
+    return [[units[u] * h for h in hop_values] for u in arc_units.tolist()]
 
 
 def data_grid(problem: Problem) -> Grid:
@@ -204,10 +245,11 @@ def data_grid(problem: Problem) -> Grid:
     False
     """
     cost = np.where(problem.allowed, problem.cost, 0.0)
-    if not np.all(np.isfinite(cost)) or not np.all(np.isfinite(problem.arc_unit)):
+    units = exact_units(problem)
+    if not np.all(np.isfinite(cost)) or not np.all(np.isfinite(units)):
         return Grid("float", None, None, problem.n_tasks, False)
     n = problem.n_tasks
-    units, hops = problem.arc_unit, np.unique(problem.hops)
+    hops = np.unique(problem.hops)
     if (
         np.all(cost == np.floor(cost))
         and np.all(units == np.floor(units))

@@ -51,6 +51,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from models._cpsat_run import run_solver
+from models._grid import exact_units
 from models._horizon import order_from_times, semi_active
 from models._refute_symmetry import interchangeable_classes
 
@@ -168,7 +169,7 @@ def grid_data(problem: Problem, resolution: float) -> Floored:
     table = np.empty((problem.n_edges, len(hop_values)))
     delay_exact = True
     for m, h in enumerate(hop_values.tolist()):
-        column, ok = _floor_exact(problem.arc_unit, resolution, factor=h)
+        column, ok = _floor_exact(exact_units(problem), resolution, factor=h)
         table[:, m] = column
         delay_exact = delay_exact and ok
     delay = table[:, hop_code.reshape(problem.hops.shape)]

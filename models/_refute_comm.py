@@ -70,7 +70,7 @@ from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
 from models._cpsat_run import run_solver
-from models._grid import data_grid
+from models._grid import data_grid, exact_units
 from models._refute import (
     Verdict,
     _floor_exact,
@@ -123,7 +123,7 @@ def comm_resolution(problem: Problem) -> int | None:
     grid = data_grid(problem)
     if not grid.exact:
         return None
-    units = problem.arc_unit[: len(problem.edge_src)]
+    units = exact_units(problem)[: len(problem.edge_src)]
     weights = _stage_weights(problem)
     for factor in (1, 2, 4, 8):
         resolution = grid.resolution * factor
@@ -228,7 +228,7 @@ def refute_messages(
 
     # ---- messages: stage durations, exact at this resolution
     weights = _stage_weights(problem)
-    units = problem.arc_unit[:n_edges]
+    units = exact_units(problem)[:n_edges]
     scaled = {w: _floor_exact(units, resolution, factor=w)[0] for w in weights}
     slot_start: dict[tuple[int, int], Any] = {}
     slot_lengths: dict[tuple[int, int], set[int]] = {}
