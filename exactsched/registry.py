@@ -548,6 +548,8 @@ def solve(
 
     info = get_method(method)
     check_common(time_limit, workers, seed)
+    if certify is not None and not isinstance(certify, bool):  # "no" would be truthy
+        raise MethodError(f"certify: expected true, false or none, got {certify!r}")
     options = check_options(method, options)
     if not isinstance(problem, Problem):
         from exactsched.instance import load_instance

@@ -422,8 +422,8 @@ def milp(
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")
     if workers is not None and workers < 1:
         raise MethodError(f"workers: must be >= 1, got {workers}")
-    if not relative_gap >= 0:
-        raise MethodError(f"relative_gap: must be >= 0, got {relative_gap}")
+    if not 0 <= relative_gap < 1:  # as cpsat's: a gap of 1 or more stops at any schedule
+        raise MethodError(f"relative_gap: expected a number in [0, 1), got {relative_gap}")
     if solver not in _SOLVERS:
         raise MethodError(f"solver: unknown {solver!r}; known: {', '.join(_SOLVERS)}")
     if problem.n_tasks > MAX_TASKS:  # the pairwise model alone would take minutes to build

@@ -161,7 +161,7 @@ def test_model_size() -> None:
     [
         ({"time_limit": -1}, r"^time_limit: must be >= 0, got -1$"),
         ({"workers": 0}, r"^workers: must be >= 1, got 0$"),
-        ({"relative_gap": -0.1}, r"^relative_gap: must be >= 0, got -0.1$"),
+        ({"relative_gap": -0.1}, r"^relative_gap: expected a number in \[0, 1\), got -0.1$"),
         ({"solver": "gurobi"}, r"^solver: unknown 'gurobi'; known: highs, scip$"),
     ],
 )
