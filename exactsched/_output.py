@@ -19,6 +19,7 @@ import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -179,6 +180,15 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -
     ('whole', ['a.txt'])
     """
     target = os.path.realpath(path)
+    if writes_stdout(path):
+        # Our own standard output (a terminal, a pipe, or a file the shell opened, perhaps
+        # for appending): write through it, so that its offset and mode are kept and
+        # nothing is truncated or written over.
+        stream = sys.stdout.buffer if "b" in mode else sys.stdout
+        stream.flush()
+        yield stream
+        stream.flush()
+        return
     if is_device(path):
         with _open_in_place(path, mode, **kwargs) as fh:
             yield fh

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from exactsched._output import atomic_write, json_number, number_text, printable
+from exactsched._output import atomic_write, json_number, number_text, printable, writes_stdout
 from exactsched.errors import (
     InstanceError,
     InstanceWarning,
@@ -568,7 +568,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     document = result.to_json()
     failure = _write_output(args.output, document) if args.output is not None else None
-    status = _print_result(args, problem, result, document)
+    if args.output is not None and not args.json and writes_stdout(args.output):
+        # -o /dev/stdout: the document is standard output; the summary goes beside it.
+        with contextlib.redirect_stdout(sys.stderr):
+            status = _print_result(args, problem, result, document)
+    else:
+        status = _print_result(args, problem, result, document)
     if failure:
         print(f"exactsched: error: {failure}", file=sys.stderr)
         return EXIT_USAGE

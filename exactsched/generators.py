@@ -701,6 +701,9 @@ def random_workload(
                 latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
                 integral=integral,
             )  # fmt: skip
+    # Dummy arcs carry nothing, also where scaling had no other data to scale (it
+    # turns all-zero data into ones first).
+    amounts = np.where(dummy_arc, 0.0, amounts) if len(arcs) else amounts
     values = [int(d) if integral else float(d) for d in amounts.tolist()]
     doc = {
         "format": "exactsched/instance@1",

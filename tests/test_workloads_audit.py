@@ -118,3 +118,40 @@ def test_info_says_why_there_is_no_serial_time(capsys):
     status, out, _ = run(capsys, "info", str(DATA / "het.json"))
     assert status == 0
     assert "min serial time n/a: no processor may run every task" in out and "None" not in out
+
+
+def test_dev_stdout_redirected_to_a_file_keeps_the_file_whole(tmp_path):
+    """A regression audit: opened anew, /dev/stdout truncated the shell's file and the
+    summary was written over the JSON; appending (>>) erased what the file held."""
+    out = tmp_path / "solve.txt"
+    with open(out, "w") as fh:
+        done = subprocess.run(
+            [sys.executable, "-m", "exactsched", "solve", "examples/topcuoglu2002.json",
+             "-m", "heft", "-o", "/dev/stdout"],
+            stdout=fh, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0 and json.loads(out.read_text())["makespan"] == 80
+    assert done.stderr.startswith("method      heft")  # the summary beside it
+    log = tmp_path / "log.txt"
+    log.write_text("EARLIER LINE\n")
+    with open(log, "a") as fh:
+        done = subprocess.run(
+            [sys.executable, "-m", "exactsched", "generate", "random", "--tasks", "4",
+             "--platform", "fully-connected:2", "-o", "/dev/stdout"],
+            stdout=fh, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+    text = log.read_text()
+    assert done.returncode == 0 and text.startswith("EARLIER LINE\n{")
+    assert json.loads(text.removeprefix("EARLIER LINE\n"))["format"] == "exactsched/instance@1"
+
+
+def test_generate_stg_dummy_edges_carry_nothing_even_alone(capsys, tmp_path):
+    """Every edge touches a dummy: scaling had no other data and made them ones."""
+    stg = tmp_path / "two.stg"
+    stg.write_text("2\n0 0 0\n1 3 1 0\n2 4 1 0\n3 0 2 1 2\n")
+    out = tmp_path / "g.json"
+    for extra in ([], ["--integral", "--ccr", "0:10"]):
+        status, _, err = run(capsys, "generate", "stg", str(stg), "--platform",
+                             "fully-connected:2", "-o", str(out), *extra)  # fmt: skip
+        assert status == 0, err
+        assert all(e["data"] == 0 for e in json.loads(out.read_text())["edges"])
