@@ -21,11 +21,13 @@ is no slack at all, whatever the size of the other times in the schedule. A
 time with 16 or 17 significant digits is a floating-point artefact (``0.1 +
 0.2`` is ``0.30000000000000004``); a comparison that reads one is made in
 floating point with the *float noise* of the two quantities compared as its only
-slack: ``x <= y`` is violated when ``x - y > (4 n + 2) ulp(max(|x|, |y|))``, what
-the ``2 n`` additions along a path of ``n`` tasks and ``n + 1`` conversions of a
-decimal to a float can err by. A 16-digit time therefore buys no more than a
-correctly computed float needs (at 1e12 an ulp is 1.2e-4: a slack of 1e-9 relative,
-as before, hid 1000 units there). The
+slack: ``x <= y`` is violated when ``x - y > 8 ulp(max(|x|, |y|))``
+(:data:`NOISE_ULPS`): every rule is local (a start against one end or one
+arrival), so a correctly computed float time differs from the referee's
+evaluation of the same expression by a few roundings, however long the
+schedule. A 16-digit time therefore buys no more than a correctly computed
+float needs (at 1e12 an ulp is 1.2e-4: a slack of 1e-9 relative, as before, hid
+1000 units there, and one of ``(4 n + 2)`` ulps a whole task among many at 1e15). The
 shortest ``repr`` of a float near an exact decimal ``d`` (within a few units
 in the last place) is ``d`` itself only when it *is* ``d`` rounded, so a
 correctly computed time is never mistaken for a different exact decimal.
@@ -79,7 +81,9 @@ from exactsched.errors import ScheduleError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
-__all__ = ["validate", "assert_valid", "makespan_violation", "float_noise", "EXACT_DIGITS"]
+__all__ = [
+    "validate", "assert_valid", "makespan_violation", "float_noise", "NOISE_ULPS", "EXACT_DIGITS",
+]
 
 EXACT_DIGITS = 15
 """Significant digits up to which a number is read as an exact decimal."""
@@ -297,7 +301,7 @@ def makespan_violation(schedule: Schedule, *, tol: float | None = None) -> str |
     else:
         # Exact decimals must be the same decimal, i.e. the same float; others get the slack.
         exact = bool(_exact_places(np.array([x, y]))[0].all())
-        wrong = x != y if exact else abs(x - y) > float_noise(x, y, len(schedule))
+        wrong = x != y if exact else abs(x - y) > float_noise(x, y)
     return f"makespan: {_t(x)} but the largest finish is {_t(y)}" if wrong else None
 
 
@@ -367,7 +371,7 @@ class _Numbers:
         """The slack of comparing ``x`` and ``y``: ``tol``, or their float noise."""
         if self.tol is not None:
             return self.tol
-        return float_noise(float(x), float(y), self.n)
+        return float_noise(float(x), float(y))
 
     def less(self, xe: Any, ye: Any, x: float, y: float, exact: bool) -> bool:
         """``x < y`` beyond the slack (exactly when ``exact``).
@@ -474,7 +478,7 @@ class _Numbers:
     def _slack_vec(self, x: np.ndarray, y: np.ndarray) -> Any:
         if self.tol is not None:
             return self.tol
-        return _noise_vec(x, y, self.n)
+        return _noise_vec(x, y)
 
 
 class _Screen:
@@ -571,28 +575,34 @@ def _segmented_max(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     return out
 
 
-def float_noise(x: float, y: float, n: int) -> float:
-    """The slack of comparing two float times ``x`` and ``y`` of an ``n``-task schedule.
+#: Units in the last place a comparison of float times allows (:func:`float_noise`).
+NOISE_ULPS = 8
 
-    ``(4 n + 2)`` units in the last place of the larger magnitude: the times of
-    a schedule are sums along a path of at most ``n`` tasks and ``n - 1``
-    messages, each addition and each reading of a decimal as a float erring by
-    at most half a unit in the last place. Also the slack of the message
-    checks (:mod:`exactsched.validate_comm`).
+
+def float_noise(x: float, y: float) -> float:
+    """The slack of comparing two float times ``x`` and ``y``: a few units in the last place.
+
+    :data:`NOISE_ULPS` units in the last place of the larger magnitude. Each rule
+    is local (a start against one end, or one arrival: ``end + hops * (latency +
+    data / bandwidth)``), so a correctly computed float time differs from the
+    referee's evaluation of the same expression by a few roundings, however long
+    the schedule; a slack growing with the number of tasks (``(4n + 2)`` ulps)
+    let two tasks of cost 5 share a slot at 1e15 among ten tasks (a regression
+    audit). Also the slack of the message checks (:mod:`exactsched.validate_comm`).
 
     Examples
     --------
-    >>> float_noise(0.3, 0.30000000000000004, 2)   # 10 ulps of 0.3
-    5.551115123125783e-16
-    >>> float_noise(1e12, 1e12, 10)                # 1e-9 relative would be 1000
-    0.005126953125
+    >>> float_noise(0.3, 0.30000000000000004)   # 8 ulps of 0.3
+    4.440892098500626e-16
+    >>> float_noise(1e15, 1e15)                 # a task of cost 5 is 40 ulps there
+    1.0
     """
-    return (4 * n + 2) * math.ulp(max(abs(x), abs(y)))
+    return NOISE_ULPS * math.ulp(max(abs(x), abs(y)))
 
 
-def _noise_vec(x: Any, y: Any, n: int) -> Any:
+def _noise_vec(x: Any, y: Any) -> Any:
     """:func:`float_noise` of arrays of pairs."""
-    return (4 * n + 2) * np.spacing(np.maximum(np.abs(x), np.abs(y)))
+    return NOISE_ULPS * np.spacing(np.maximum(np.abs(x), np.abs(y)))
 
 
 def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

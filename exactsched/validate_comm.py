@@ -22,9 +22,8 @@ Numbers are compared as in :mod:`exactsched.validate`: exactly (as fractions)
 when every number read is an exact decimal of at most 15 significant digits,
 a violation standing only if it survives rounding to floats and also holds on
 the IEEE evaluation of the same sums (``f`` of :class:`_Num`); otherwise within
-the float noise of the two numbers (:func:`exactsched.validate.float_noise`, counting
-every stage of every message as a step of a path); with ``tol`` in floating point
-with that absolute slack.
+the float noise of the two numbers (:func:`exactsched.validate.float_noise`); with
+``tol`` in floating point with that absolute slack.
 
 Examples
 --------
@@ -93,8 +92,8 @@ def _num(value: Any, exact: bool = True) -> _Num:
 
 
 class _Cmp:
-    def __init__(self, tol: float | None, n: int = 1) -> None:
-        self.tol, self.n = tol, n
+    def __init__(self, tol: float | None) -> None:
+        self.tol = tol
 
     def less(self, a: _Num, b: _Num) -> bool:
         """``a < b`` beyond the slack (``tol``, or the float noise of the two)."""
@@ -102,7 +101,7 @@ class _Cmp:
             return a.f < b.f - self.tol
         if a.x is not None and b.x is not None:  # and confirmed on both float readings
             return a.x < b.x and float(a.x) < float(b.x) and a.f < b.f
-        return a.f < b.f - float_noise(a.f, b.f, self.n)
+        return a.f < b.f - float_noise(a.f, b.f)
 
     def differ(self, a: _Num, b: _Num) -> bool:
         return self.less(a, b) or self.less(b, a)
@@ -131,9 +130,7 @@ def message_violations(
     out: list[str] = []
     if problem.communication == "delay":
         return out
-    # A path adds, besides its tasks, one stage per message and link it crosses.
-    stages = sum(1 + len(m.links) for m in schedule.messages)
-    cmp = _Cmp(tol, problem.n_tasks + stages)
+    cmp = _Cmp(tol)
     exact = tol is None
     ids, pids = problem.task_ids, problem.proc_ids
     routing = problem.routing

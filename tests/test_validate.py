@@ -283,7 +283,7 @@ def test_float_artefacts_get_the_float_noise_as_slack():
         validate(problem_cost, sched(a=("p", 0.2, 0.30000000000000004), b=("p", 0.3, 0.5))) == []
     )
     # Starts with 16-17 digits just below the arrival 0.3: a few units in the last place
-    # early is float noise ((4 n + 2) ulp, n = 2), 1e-12 early is not.
+    # early is float noise (8 ulps), 1e-12 early is not.
     a = ("p", 0.2, 0.30000000000000004)
     inside = 0.30000000000000004
     for _ in range(4):
@@ -342,8 +342,8 @@ def test_slack_is_the_noise_of_the_quantities_compared():
         == []
     )
     # Two units in the last place early on times near 3.3e5: inside the float noise of
-    # the pair ((4 n + 2) ulp(3.3e5), about 8e-10), wherever the other tasks are; 1e-6
-    # early: outside it, even with a task at 1e9 (whose noise would be about 2e-6).
+    # the pair (8 ulp(3.3e5), about 5e-10), wherever the other tasks are; 1e-6
+    # early: outside it, even with a task at 1e9 (whose noise would be about 1e-6).
     close = math.nextafter(math.nextafter(finish, 0.0), 0.0)
     inside = sched(a=("p", 0, finish), b=("q", close, close + 1), c=("q", 0, 1))
     assert validate(problem, inside) == []
@@ -826,3 +826,23 @@ def test_the_screen_changes_no_verdict(data):
             finally:
                 module._Screen = saved
             assert screened == unscreened
+
+
+@pytest.mark.parametrize(
+    ("n", "cost", "t0"), [(10, 5.0, 1000000000000000.4), (3000, 10.0, 1e13 + 1 / 3)]
+)
+def test_a_long_schedule_buys_no_slack(n, cost, t0):
+    """A regression audit: a slack of (4n + 2) ulps let two tasks share a slot on one
+    processor among ten tasks at 1e15 (busy 45 for 50 units of work). Every rule is
+    local, so the slack is a fixed few ulps."""
+    from exactsched.schedule import Placement
+
+    problem = Problem.from_lists([cost] * n, [], n_processors=1)
+    places, t = {}, t0
+    for i in range(n - 1):
+        places[f"t{i}"] = Placement("p0", t, t + cost)
+        t = t + cost
+    prev = places[f"t{n - 2}"]
+    places[f"t{n - 1}"] = Placement("p0", prev.start, prev.finish)  # the same slot
+    violations = validate(problem, Schedule(places))
+    assert len(violations) == 1 and "overlaps" in violations[0]
