@@ -51,9 +51,10 @@ def run_solver(
     if threading.current_thread() is not threading.main_thread():
         return solver.solve(model, callback)  # signals reach the main thread only
     outcome: dict[str, Any] = {}
-    done = threading.Event()
+    entered, done = threading.Event(), threading.Event()
 
     def work() -> None:
+        entered.set()
         try:
             outcome["code"] = solver.solve(model, callback)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
@@ -61,14 +62,19 @@ def run_solver(
         finally:
             done.set()
 
-    threading.Thread(target=work, name="cp-sat", daemon=True).start()
+    thread = threading.Thread(target=work, name="cp-sat", daemon=True)
     try:
+        thread.start()  # inside: an interrupt may come while it waits for the thread
         # An Event, not Thread.join: an interrupted join may mark a live thread stopped.
         while not done.wait(_POLL):
             pass
     except KeyboardInterrupt:
-        solver.stop_search()
-        done.wait()
+        # Interrupted in start(), the thread may still be on its way: give it a moment.
+        if entered.wait(1.0):  # the solve runs (or will): stop it and let it end
+            # Again until it ends: a stop asked before the search exists is not kept.
+            solver.stop_search()
+            while not done.wait(_POLL):
+                solver.stop_search()
         raise
     if "error" in outcome:
         raise outcome["error"]

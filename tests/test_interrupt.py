@@ -34,3 +34,46 @@ def test_ctrl_c_during_a_solve_exits_130(tmp_path, method):
     assert child.returncode == 130, (out[-300:], err[-300:])
     assert out == "" and err == "exactsched: error: interrupted\n"
     assert time.perf_counter() - sent < 10
+
+
+RACE = """
+import os, signal, threading, time
+from ortools.sat.python import cp_model
+from models._cpsat_run import run_solver
+
+def killer():
+    while not any(t.name == "cp-sat" for t in threading.enumerate()):
+        pass
+    os.kill(os.getpid(), signal.SIGINT)  # as the helper thread starts: before any search
+
+for trial in range(5):
+    while any(t.name == "cp-sat" for t in threading.enumerate()):
+        time.sleep(0.01)
+    m = cp_model.CpModel()
+    x = [[m.new_bool_var("") for _ in range(30)] for _ in range(31)]  # pigeons: hard
+    for row in x:
+        m.add_bool_or(row)
+    for j in range(30):
+        m.add_at_most_one(row[j] for row in x)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 20
+    solver.parameters.num_workers = 1
+    threading.Thread(target=killer, daemon=True).start()
+    began = time.perf_counter()
+    try:
+        run_solver(solver, m)
+        print("not interrupted")
+    except KeyboardInterrupt:
+        print(f"interrupted {time.perf_counter() - began:.2f}")
+"""
+
+
+def test_ctrl_c_as_the_solve_starts_is_not_lost():
+    """A regression audit's race: an interrupt before the search exists was not kept
+    (stop_search before the search is a no-op), or came inside Thread.start()."""
+    done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    lines = done.stdout.split()
+    assert done.returncode == 0, done.stderr[-300:]
+    assert lines.count("interrupted") == 5, done.stdout
+    assert all(float(s) < 5 for s in lines[1::2]), done.stdout
