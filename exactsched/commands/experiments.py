@@ -393,11 +393,11 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
 
     violations = validate(problem, schedule)
     title = args.title
-    if title is not None and len(title) > _MAX_TITLE:  # a chart title is one line
-        title = title[: _MAX_TITLE - 1] + "\u2026"
     if title is None and method:
         name = printable(problem.name or "schedule")
         title = f"{name}: {printable(method)}, makespan {number_text(schedule.makespan)}"
+    if title is not None and len(title) > _MAX_TITLE:  # a chart title is one line
+        title = title[: _MAX_TITLE - 1] + "\u2026"
     fig = gantt_chart(problem, schedule, title=title)
     try:
         with atomic_write(args.output, "wb") as fh:  # whole or not at all

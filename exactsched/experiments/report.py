@@ -466,7 +466,8 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
             out.append(f"- ... and {len(errors) - 50} more (`exactsched results DB --csv`)")
     if plots:
         out += ["", "## Plots", ""]
-        out += [f"![{os.path.basename(p)}]({p})" for p in plots]
+        # <...>: a destination with blanks or parentheses ("my plots (v2)/x.png") stays one
+        out += [f"![{os.path.basename(p)}](<{p}>)" for p in plots]
     return "\n".join(out) + "\n"
 
 

@@ -329,9 +329,15 @@ def run_sweep(
     from exactsched.experiments.fingerprint import results_version
     from exactsched.experiments.pool import LocalPool, default_cores
     from exactsched.experiments.progress import Progress
-    from exactsched.registry import get_method
+    from exactsched.registry import check_common, get_method
 
     started = time.monotonic()
+    # The arguments every run shares, refused before anything is stored (as the CLI does).
+    check_common(time_limit, workers, seed)
+    for name, value in (("jobs", jobs), ("cores", cores)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):  # fmt: skip
+            raise MethodError(f"{name}: expected an integer >= 1, got {value!r}")
 
     # An exact method named among the heuristics runs as the exact ones do: with the
     # time limit, workers, seed and certification.
