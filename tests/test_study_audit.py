@@ -52,3 +52,17 @@ def test_gantt_cuts_its_own_title_too(capsys, tmp_path):
     assert main(["gantt", str(schedule), str(instance), "-o", str(image)]) == 0
     capsys.readouterr()
     assert Image.open(image).size[0] < 4000
+
+
+def test_gap_plots_name_the_heuristics_they_cannot_draw():
+    """An infinite gap (a reference of 0) cannot go on a log axis: it was left out silently."""
+    from exactsched.experiments.plots import gap_against, gap_distributions
+
+    rows = [
+        dict(instance_key="a", label=label, kind="heuristic", optimum=0.0, ccr=1.0, tasks=3,
+             gap_to_optimum=gap)
+        for label, gap in (("heft", 0.0), ("lmt", float("inf")), ("random-eft", float("inf")))
+    ]  # fmt: skip
+    for fig in (gap_distributions(rows), gap_against(rows, "tasks")):
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        assert texts == ["not drawn, infinite gap (optimum 0): lmt, random-eft"]

@@ -355,6 +355,21 @@ def _area(values: list[float], taus: Any) -> float:
     return float((np.searchsorted(v, taus, side="right") / max(1, len(v))).sum())
 
 
+def _note_unbounded(ax: Any, rows: Sequence[dict[str, Any]]) -> None:
+    """Name on the chart the heuristics left out for an infinite gap (a reference of 0).
+
+    A log axis cannot show them, and leaving them out silently would hide the worst.
+    """
+    left = sorted({
+        printable(r["label"]) for r in rows
+        if r["kind"] != "exact" and r.get("gap_to_optimum") == math.inf
+    })  # fmt: skip
+    if left:
+        shown = ", ".join(left[:6]) + (f" and {len(left) - 6} more" if len(left) > 6 else "")
+        ax.text(0.01, 0.98, f"not drawn, infinite gap (optimum 0): {shown}",
+                transform=ax.transAxes, va="top", fontsize=8, parse_math=False)  # fmt: skip
+
+
 def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = None) -> Any:
     """Box plots of each heuristic's gap to the optimum (percent), best median first.
 
@@ -390,6 +405,7 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0)
     ax.set_ylabel("gap to the certified optimum (%, log scale above 1 %)")
+    _note_unbounded(ax, rows)
     n = len({r["instance_key"] for r in rows if r.get("optimum") is not None})
     ax.set_title(
         title or f"Gap to the optimum per heuristic ({n} instances with a certified optimum)",
@@ -436,6 +452,7 @@ def gap_against(
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0)
     ax.set_ylabel("mean gap to the certified optimum (%, log above 1 %)")
+    _note_unbounded(ax, rows)
     ax.set_title(
         title or f"Mean gap to the optimum against {'CCR' if key == 'ccr' else key}",
         parse_math=False,
