@@ -568,11 +568,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     document = result.to_json()
     failure = _write_output(args.output, document) if args.output is not None else None
-    if args.output is not None and not args.json and writes_stdout(args.output):
-        # -o /dev/stdout: the document is standard output; the summary goes beside it.
-        with contextlib.redirect_stdout(sys.stderr):
-            status = _print_result(args, problem, result, document)
-    else:
+    # -o /dev/stdout: the document is standard output; the summary goes beside it.
+    aside = args.output is not None and not args.json and writes_stdout(args.output)
+    with contextlib.redirect_stdout(sys.stderr) if aside else contextlib.nullcontext():
         status = _print_result(args, problem, result, document)
     if failure:
         print(f"exactsched: error: {failure}", file=sys.stderr)

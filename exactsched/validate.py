@@ -325,7 +325,6 @@ class _Numbers:
         tol: float | None,
     ) -> None:
         self.problem, self.proc, self.tol = problem, proc, tol
-        self.n = problem.n_tasks
         self.start, self.finish, self.cost = start, finish, cost
         self.end = start + cost
         src, dst = problem.edge_src.astype(np.int64), problem.edge_dst.astype(np.int64)

@@ -195,7 +195,10 @@ def exact_units(problem: Problem) -> np.ndarray:
     >>> p.arc_unit.tolist(), exact_units(p).tolist()
     ([4.1240000000000006], [4.124])
     """
-    return problem._cache.setdefault("exact_units", _exact_units(problem))
+    cache = problem._cache  # computed once per problem: every exact reading asks
+    if "exact_units" not in cache:
+        cache["exact_units"] = _exact_units(problem)
+    return cache["exact_units"]
 
 
 def _exact_units(problem: Problem) -> np.ndarray:
