@@ -67,6 +67,7 @@ __all__ = [
     "TI_MAX_POINTS",
     "TI_MAX_TERMS",
     "BUILD_SECONDS_PER_TERM",
+    "TI_FIRST_SECONDS",
     "TI_FIRST_SHARE",
     "TI_SHARE",
     "TI_NO_LIMIT_SECONDS",
@@ -87,6 +88,9 @@ BUILD_SECONDS_PER_TERM = 2e-6
 #: Share of the time left that the main model looks first (most of these instances are
 #: proven within it)...
 TI_FIRST_SHARE = 0.1
+#: ...at most this many seconds: the share fits a 60 s limit, where the rows the main
+#: model proves take under a second; at 300 s it made a row wait 30 s for the ladder.
+TI_FIRST_SECONDS = 6.0
 #: ...then the share of the time left that the ladder gets (the main model the rest).
 TI_SHARE = 0.4
 #: Seconds of a probe before the main model when the call has no time limit (the main

@@ -101,6 +101,7 @@ from models._cpsat_locations import Locations, colour_cores, processor_locations
 from models._cpsat_run import run_solver
 from models._cpsat_scaling import ScaledData, ceil_tol, scale_data
 from models._cpsat_time_indexed import (
+    TI_FIRST_SECONDS,
     TI_FIRST_SHARE,
     TI_NO_LIMIT_SECONDS,
     TI_SHARE,
@@ -813,7 +814,10 @@ def cpsat(
         )
 
     left = None if time_limit is None else clock.left()
-    solver, code = run(TI_FIRST_SHARE * left if ladder_next and left is not None else left)
+    first = (
+        left if not ladder_next or left is None else min(TI_FIRST_SHARE * left, TI_FIRST_SECONDS)
+    )
+    solver, code = run(first)
     lap("solve")
     if ladder_next and ladder_in is not None and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
         # The main model's first look did not prove it: the ladder, then the main
