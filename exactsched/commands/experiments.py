@@ -154,8 +154,9 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from exactsched.experiments.analysis import load_rows
+    from exactsched.experiments.analysis import load_rows, unfinished_note
     from exactsched.experiments.report import compare_text, write_outputs
+    from exactsched.experiments.store import damaged_database
     from exactsched.experiments.sweep import parse_communication, run_sweep
 
     _check_args(args)
@@ -165,7 +166,30 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         raise MethodError("--db: empty path")
     if args.db is not None:
         _check_db_writable(args.db)
-    outcome = run_sweep(
+    with damaged_database(args.db or ":memory:"):
+        outcome = _sweep(run_sweep, args)
+    try:
+        # Only the rows of the configuration asked for: the database may hold others.
+        rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
+        # Another sweep may still hold some of this study's runs.
+        note = unfinished_note(outcome.store, outcome.keys, outcome.version)
+        written = _write_outputs(write_outputs, rows, args, note)
+        if args.json:
+            _emit_json(compare_json(rows, outcome))
+        else:
+            print(compare_text(rows, outcome))
+            for path in written:
+                print(f"wrote {path}")
+        if note:
+            print(f"warning: {note}", file=sys.stderr)
+    finally:
+        outcome.store.close()
+    return EXIT_OK
+
+
+def _sweep(run_sweep: Any, args: argparse.Namespace) -> Any:
+    """:func:`~exactsched.experiments.sweep.run_sweep` with ``compare``'s arguments."""
+    return run_sweep(
         args.instances,
         args.methods or "all",
         exact=args.exact,
@@ -182,19 +206,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         communication=args.communication,
         progress="none" if (args.quiet or args.json) else "auto",
     )
-    try:
-        # Only the rows of the configuration asked for: the database may hold others.
-        rows = load_rows(outcome.store, keys=outcome.keys, version=outcome.version)
-        written = _write_outputs(write_outputs, rows, args)
-        if args.json:
-            _emit_json(compare_json(rows, outcome))
-        else:
-            print(compare_text(rows, outcome))
-            for path in written:
-                print(f"wrote {path}")
-    finally:
-        outcome.store.close()
-    return EXIT_OK
 
 
 def _check_db_writable(path: str) -> None:
@@ -248,13 +259,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
     check_output(getattr(args, "output", None), "--output", keep=study)
 
 
-def _write_outputs(write_outputs: Any, rows: Any, args: argparse.Namespace) -> list[str]:
+def _write_outputs(
+    write_outputs: Any, rows: Any, args: argparse.Namespace, note: str | None = None
+) -> list[str]:
     """``write_outputs`` with a write failure (a full disk) naming its option.
 
     The files are written whole or not at all, so a failure leaves none truncated.
+    ``note`` says in the report that the study is incomplete.
     """
     try:
-        return write_outputs(rows, report=args.report, plots=args.plots)
+        return write_outputs(rows, report=args.report, plots=args.plots, note=note)
     except OSError as exc:
         where = os.path.abspath(exc.filename) if exc.filename else None
         in_plots = args.plots and where and where.startswith(os.path.abspath(args.plots))
@@ -268,16 +282,26 @@ def _emit_json(document: Any, stream: Any = None) -> None:
 
 
 def _cmd_results(args: argparse.Namespace) -> int:
-    from exactsched.experiments.analysis import EXPORT_COLUMNS, load_rows, superseded_keys
+    from exactsched.experiments.analysis import (
+        EXPORT_COLUMNS,
+        load_rows,
+        superseded_keys,
+        unfinished_note,
+    )
     from exactsched.experiments.report import communication_text, summary_text, write_outputs
-    from exactsched.experiments.store import Store
+    from exactsched.experiments.store import Store, damaged_database
 
     _check_outputs(args)
     # Read-only: results never writes into what it reads (a 0-byte file, someone
     # else's SQLite file and a read-only study stay byte-for-byte as they are).
-    with Store(args.db, readonly=True) as store:
+    # Damage met while reading is one line, exit 2, whatever reads it.
+    with damaged_database(args.db), Store(args.db, readonly=True) as store:
         rows = load_rows(store, superseded=args.superseded)
         stale = set() if args.superseded else superseded_keys(store)
+        note = unfinished_note(store)
+    if note:
+        # An interrupted study must not read as a finished one.
+        print(f"warning: {note}", file=sys.stderr)
     if stale:
         print(
             f"left out: the rows of {len(stale)} instance content(s) replaced by a later"
@@ -310,7 +334,7 @@ def _cmd_results(args: argparse.Namespace) -> int:
                 print("\nconfigurations in the database (rows):", file=out)
                 for text, count in configs:
                     print(f"  {printable(text)}  ({count})", file=out)
-    for path in _write_outputs(write_outputs, rows, args):
+    for path in _write_outputs(write_outputs, rows, args, note):
         print(f"wrote {path}", file=sys.stderr)
     return EXIT_OK
 
@@ -360,14 +384,14 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     if not args.output.lower().endswith((".png", ".svg", ".pdf")):
         raise MethodError(f"--output {args.output}: expected a .png, .svg or .pdf file")
     if args.db:
-        from exactsched.experiments.store import Store
+        from exactsched.experiments.store import Store, damaged_database
         from exactsched.experiments.sweep import parse_communication
 
         # What is wrong with the database or the model is said before what is missing.
         models = parse_communication(args.communication)
         if models is not None and len(models) != 1:
             raise MethodError("gantt --communication: give one model")
-        with Store(args.db, readonly=True) as store:
+        with damaged_database(args.db), Store(args.db, readonly=True) as store:
             if not args.method or not (args.instance or args.schedule):
                 raise MethodError("gantt --db: give the instance (key or name) and --method")
             doc, sched = store.schedule(

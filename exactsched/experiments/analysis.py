@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from exactsched.experiments.store import Store, shown_reads, superseded_reads
+from exactsched.experiments.store import Store, damaged_database, shown_reads, superseded_reads
 
 __all__ = [
     "TOLERANCE",
@@ -57,6 +57,7 @@ __all__ = [
     "EXPORT_COLUMNS",
     "load_rows",
     "superseded_keys",
+    "unfinished_note",
     "instance_references",
     "communication_of",
     "summarise",
@@ -70,7 +71,7 @@ __all__ = [
 #: Relative tolerance of "equal makespans".
 TOLERANCE = 1e-9
 
-_COMMON = ("time_limit", "workers", "seed", "certify")
+_COMMON = ("time_limit", "workers", "seed", "certify", "code")
 
 #: Columns of ``exactsched results`` (and of :func:`to_dataframe`).
 EXPORT_COLUMNS = (
@@ -116,7 +117,7 @@ def config(options: str | dict[str, Any], version: str) -> str:
     """
     opts = json.loads(options) if isinstance(options, str) else options
     parts = []
-    for key in ("time_limit", "workers", "seed", "certify"):
+    for key in _COMMON:
         if key in opts:
             value = opts[key]
             if value is None:
@@ -321,12 +322,21 @@ def instance_references(
         analytic = [r["lower_bound"] for r in bounded if r["kind"] == "heuristic"]
         if claims:
             optimum = claims[0]["makespan"]
-            certified_by = ",".join(
-                sorted({w for r in claims for w in (r.get("certified_by") or "").split(",") if w})
-            ) or "certified"
-        elif best_known is not None and analytic and (
-            # met up to float noise; on grid data, less than half a step below
-            max(analytic) >= best_known or _degradation(best_known, max(analytic), step) == 0.0
+            certified_by = (
+                ",".join(
+                    sorted(
+                        {w for r in claims for w in (r.get("certified_by") or "").split(",") if w}
+                    )
+                )
+                or "certified"
+            )
+        elif (
+            best_known is not None
+            and analytic
+            and (
+                # met up to float noise; on grid data, less than half a step below
+                max(analytic) >= best_known or _degradation(best_known, max(analytic), step) == 0.0
+            )
         ):
             optimum, certified_by = best_known, "lower bound"
     reference = optimum if optimum is not None else best_known
@@ -363,12 +373,18 @@ def _degradation(
     """
     from exactsched.result import relative_gap
 
-    if value is not None and reference is not None and value != reference and _close(
-        value, reference
+    if (
+        value is not None
+        and reference is not None
+        and value != reference
+        and _close(value, reference)
     ):
         unit = None if step is None else step()
         if unit is None or abs(value - reference) < 0.5 * unit:
             return 0.0
+    if value is not None and reference is not None and value < reference:
+        # Below its reference (a contradicted bound): no gap, never a "proven" 0.0.
+        return None
     gap = relative_gap(value, reference)
     if gap is None and value is not None and reference is not None and value > reference:
         return math.inf
@@ -416,7 +432,12 @@ def load_rows(
         default, so a whole-database report does not mix an edited instance's
         old results into the new ones. Instances of the same name from
         different files are all current; their names then carry the start of
-        their key, ``x [3f2a9c01]``.
+        their key, ``x [3f2a9c01]``. A file a later sweep found gone (in a
+        folder it scanned, or moved: its content read at another path) holds
+        nothing any more, so a moved and then edited file's old content is
+        superseded too; a file that is back is current again. This is decided
+        by the sweeps: reading a study never looks at the disk, so a file
+        deleted with no sweep since keeps its rows.
 
     Returns
     -------
@@ -424,55 +445,83 @@ def load_rows(
         Keys :data:`EXPORT_COLUMNS` (plus ``mst``). ``instance`` is the name of
         the newest current read of the row's instance (the newest read for a
         superseded one), ``source`` that read's file (None for a generated
-        instance).
+        instance). On a disputed instance ``best_bound`` and ``gap_to_bound``
+        are None (a bound above a valid makespan bounds nothing), and a
+        makespan below its reference never has a gap of 0: its gap is None.
+
+    Raises
+    ------
+    InstanceError
+        If the database is damaged (text, JSON or a schedule that cannot be
+        decoded; see :func:`~exactsched.experiments.store.damaged_database`).
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     wanted = None if keys is None else set(keys)
     try:
-        instances = {i["key"]: i for i in store.instances()}
-        models = {k: communication_of(i.get("document")) for k, i in instances.items()}
-        kinds = _kinds()
-        runs = list(store.runs())
-        reads = store.reads()
-        shown = shown_reads(reads)
-        stale = set() if keys is not None or superseded else superseded_reads(reads, runs)
-        rows = []
-        for run in runs:
-            if run["instance"] in stale:
-                continue
-            if version is not None and run["version"] != version:
-                continue
-            key = (run["instance"], run["method"], run["options"])
-            if wanted is not None and key not in wanted:
-                continue
-            inst = instances.get(run["instance"], {})
-            model, base = models.get(run["instance"], ("delay", run["instance"]))
-            read = shown.get(run["instance"])
-            name = read.name if read is not None and read.name else inst.get("name")
-            rows.append(
-                {
-                    **run,
-                    "instance": name or run["instance"],
-                    "source": (read.source or None) if read is not None else None,
-                    "instance_key": run["instance"],
-                    "base_key": base,
-                    "communication": model,
-                    "tasks": inst.get("tasks"),
-                    "processors": inst.get("processors"),
-                    "topology": inst.get("topology"),
-                    "platform": inst.get("platform"),
-                    "ccr": inst.get("ccr"),
-                    "mst": inst.get("mst"),
-                    "label": label(run["method"], run["options"]),
-                    "config": config(run["options"], run["version"]),
-                    # As stored with the run; a registry lookup only for older rows.
-                    "kind": run.get("kind") or kinds.get(run["method"], "unknown"),
-                }
-            )
+        with damaged_database(store.path):
+            rows, instances = _joined_rows(store, wanted, version, superseded or keys is not None)
     finally:
         if not isinstance(db, Store):
             store.close()
-    if wanted is None:
+    with damaged_database(store.path):
+        return _derived(rows, instances, distinguish=wanted is None)
+
+
+def _joined_rows(
+    store: Store,
+    wanted: set[tuple[str, str, str]] | None,
+    version: str | None,
+    keep_superseded: bool,
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The stored runs joined with their instance's columns (see :func:`load_rows`)."""
+    instances = {i["key"]: i for i in store.instances()}
+    models = {k: communication_of(i.get("document")) for k, i in instances.items()}
+    kinds = _kinds()
+    runs = list(store.runs())
+    reads = store.reads()
+    shown = shown_reads(reads)
+    stale = set() if keep_superseded else superseded_reads(reads, runs)
+    rows = []
+    for run in runs:
+        if run["instance"] in stale:
+            continue
+        if version is not None and run["version"] != version:
+            continue
+        key = (run["instance"], run["method"], run["options"])
+        if wanted is not None and key not in wanted:
+            continue
+        inst = instances.get(run["instance"], {})
+        model, base = models.get(run["instance"], ("delay", run["instance"]))
+        read = shown.get(run["instance"])
+        name = read.name if read is not None and read.name else inst.get("name")
+        rows.append(
+            {
+                **run,
+                "instance": name or run["instance"],
+                "source": (read.source or None) if read is not None else None,
+                "instance_key": run["instance"],
+                "base_key": base,
+                "communication": model,
+                "tasks": inst.get("tasks"),
+                "processors": inst.get("processors"),
+                "topology": inst.get("topology"),
+                "platform": inst.get("platform"),
+                "ccr": inst.get("ccr"),
+                "mst": inst.get("mst"),
+                "label": label(run["method"], run["options"]),
+                "config": config(run["options"], run["version"]),
+                # As stored with the run; a registry lookup only for older rows.
+                "kind": run.get("kind") or kinds.get(run["method"], "unknown"),
+            }
+        )
+    return rows, instances
+
+
+def _derived(
+    rows: list[dict[str, Any]], instances: dict[str, dict[str, Any]], *, distinguish: bool
+) -> list[dict]:
+    """Labels told apart, then each instance's references and each row's gaps."""
+    if distinguish:
         _distinguish(rows)
     _name_apart(rows)
     rows.sort(key=lambda r: (r["instance_key"], r["label"]))
@@ -482,6 +531,9 @@ def load_rows(
     for key, group in by_instance.items():
         step = _stepper(instances.get(key, {}).get("document"))
         ref = instance_references(group, step=step)
+        if ref["disputed"]:
+            # A bound some valid schedule contradicts bounds nothing: not exported.
+            ref = {**ref, "best_bound": None}
         for r in group:
             r.update(ref)
             m = r["makespan"]
@@ -506,6 +558,41 @@ def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
     finally:
         if not isinstance(db, Store):
             store.close()
+
+
+def unfinished_note(
+    store: Store, keys: Iterable[tuple[str, str, str]] | None = None, version: str | None = None
+) -> str | None:
+    """One line saying what a study has not finished, or None when it is complete.
+
+    Runs claimed and not finished (a sweep stopped, or one still running) and
+    planned runs never started (see :meth:`Store.unfinished`): the means of
+    such a study are over the runs that happened to finish, not final.
+
+    Examples
+    --------
+    >>> store = Store(":memory:")
+    >>> store.add_plan([("i", "heft", "{}")], "1")
+    >>> unfinished_note(store)
+    '1 planned run was never started; rerun compare to finish the study'
+    >>> store.close()
+    """
+    with damaged_database(store.path):
+        claimed, not_started = store.unfinished(keys, version)
+    parts = []
+    if claimed:
+        owners = ", ".join(f"{n} by {owner}" for owner, n in sorted(claimed.items()))
+        n = sum(claimed.values())
+        parts.append(
+            f"{n} run{'s were' if n != 1 else ' was'} started and not finished"
+            f" (interrupted or still running: {owners})"
+        )
+    if not_started:
+        s = "s were" if not_started != 1 else " was"
+        parts.append(f"{not_started} planned run{s} never started")
+    if not parts:
+        return None
+    return "; ".join(parts) + "; rerun compare to finish the study"
 
 
 def _name_apart(rows: list[dict[str, Any]]) -> None:
@@ -680,7 +767,8 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "median_gap": statistics.median(gaps) if gaps else None,
                 "worst_gap": max(gaps) if gaps else None,
                 "to_best_known": sum(
-                    1 for r in applicable
+                    1
+                    for r in applicable
                     if r.get("gap") is not None and r.get("reference_kind") == "best known"
                 ),  # fmt: skip
                 "apd": statistics.fmean(degr) if degr else None,

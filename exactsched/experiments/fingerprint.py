@@ -4,7 +4,10 @@ A stored run is reused only under the same results key, and the key's version
 must change whenever the code that computes a result may have changed. The
 package version alone does not (it stays the same between releases, while
 methods, their defaults and the validator change), so :func:`results_version`
-appends a fingerprint of every Python source of the four packages.
+appends a fingerprint of every Python source of the four packages. A method
+registered from outside them (a user's script) is not in that fingerprint, so
+its runs carry one of its own code, :func:`outside_fingerprint`, in their options
+(``code``; see :func:`~exactsched.experiments.runner.run_options`).
 
 Examples
 --------
@@ -17,9 +20,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
+import types
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["code_fingerprint", "results_version", "PACKAGES"]
+__all__ = ["code_fingerprint", "outside_fingerprint", "results_version", "PACKAGES"]
 
 #: The importable packages whose sources make the results (the whole distribution).
 PACKAGES = ("exactsched", "topologies", "models", "heuristics")
@@ -54,3 +61,58 @@ def results_version() -> str:
     from exactsched import __version__
 
     return f"{__version__}+{code_fingerprint()}"
+
+
+def outside_fingerprint(funcs: Iterable[Callable[..., Any]]) -> str:
+    """12 hex digits over the code of the methods registered outside :data:`PACKAGES`.
+
+    Each such function counts by the whole source file it was defined in (so an
+    edited helper of the script counts too), or, without a readable file (a
+    function typed at a prompt), by its compiled code. ``""`` when every function
+    belongs to the packages, whose code :func:`code_fingerprint` covers. Behaviour
+    that depends on anything else (command-line arguments, data files, globals
+    set at run time) is not seen: such a variant needs a name of its own.
+
+    Examples
+    --------
+    >>> from exactsched.registry import get_method
+    >>> outside_fingerprint([get_method("heft").func])
+    ''
+    >>> space = {}
+    >>> exec("def mine(problem): return None", space)  # no file, no package
+    >>> len(outside_fingerprint([space["mine"]]))
+    12
+    """
+    digest = hashlib.sha256()
+    outside = False
+    for func in funcs:
+        func = inspect.unwrap(func)
+        module = getattr(func, "__module__", None) or ""
+        if module.split(".")[0] in PACKAGES:
+            continue
+        outside = True
+        digest.update(f"{module}.{getattr(func, '__qualname__', '')}\0".encode())
+        digest.update(_source_bytes(func) or _code_bytes(getattr(func, "__code__", None)))
+        digest.update(b"\0")
+    return digest.hexdigest()[:12] if outside else ""
+
+
+def _source_bytes(func: Callable[..., Any]) -> bytes | None:
+    """The bytes of the file ``func`` was defined in; None when there is none to read."""
+    try:
+        name = inspect.getsourcefile(func)
+        return Path(name).read_bytes() if name else None
+    except (TypeError, OSError):
+        return None
+
+
+def _code_bytes(code: types.CodeType | None) -> bytes:
+    """The compiled instructions, names and constants of ``code``, nested code included."""
+    if code is None:
+        return b""
+    parts = [code.co_code, repr(code.co_names).encode()]
+    for const in code.co_consts:
+        parts.append(
+            _code_bytes(const) if isinstance(const, types.CodeType) else repr(const).encode()
+        )
+    return b"\1".join(parts)

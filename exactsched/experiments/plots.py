@@ -8,7 +8,8 @@
   its makespan (or runtime) is within a factor ``tau`` of the best (Dolan and More
   2002, as in the seed slides of Ozkaya et al., IPDPS 2019);
 * :func:`gap_distributions`: the gap to the optimum of each heuristic, one box each;
-* :func:`gap_against`: mean gap to the optimum against CCR or instance size;
+* :func:`gap_against`: mean gap to the reference (as the report's tables) against CCR
+  or instance size;
 * :func:`study_plots`: all of the study plots into a folder.
 
 Every function returns the matplotlib Figure (the Agg backend: no display needed).
@@ -244,6 +245,22 @@ def _by_instance(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict]]:
     return table
 
 
+def _comparable(
+    table: dict[str, dict[str, dict]], labels: Sequence[str]
+) -> tuple[dict[str, dict[str, dict]], int]:
+    """The instances every method of ``labels`` has a counted row on, and how many are not.
+
+    A refusal (``not-applicable``) counts in no table's denominator, and a
+    missing row is no run: neither is a failure to draw.
+    """
+    kept = {
+        key: runs
+        for key, runs in table.items()
+        if all(m in runs and runs[m].get("status") != "not-applicable" for m in labels)
+    }
+    return kept, len(table) - len(kept)
+
+
 def performance_profile(
     rows: Sequence[dict[str, Any]],
     *,
@@ -255,8 +272,12 @@ def performance_profile(
 
     For method ``m`` the curve is ``rho_m(tau)``: the share of instances on which
     ``value_m <= tau * best``, ``best`` the least value of any method on the
-    instance; a method without a schedule on an instance never reaches it. Higher
-    is better; ``rho_m(1)`` is the share of instances where ``m`` is best.
+    instance; a method without a schedule on an instance (an error, an invalid
+    schedule) never reaches it. Higher is better; ``rho_m(1)`` is the share of
+    instances where ``m`` is best. Only instances where every drawn method has
+    a row the tables count are drawn: a method never run on an instance, or
+    one that refused it, has no result there to fail, so the profile would
+    contradict the tables (the title says how many instances were left out).
     Each method is one ``Line2D`` labelled with its name. ``metric="seconds"``
     profiles the runtime (times below a microsecond count as one; log axis).
 
@@ -272,8 +293,8 @@ def performance_profile(
     import numpy as np
 
     plt = _pyplot()
-    table = _by_instance(rows)
     labels = sorted({r["label"] for r in rows})
+    table, left_out = _comparable(_by_instance(rows), labels)
     runtime = metric == "seconds"
 
     def value(r: dict[str, Any]) -> float | None:
@@ -316,8 +337,10 @@ def performance_profile(
     ax.set_xlabel(rf"$\tau$ ({metric} / least {metric} on the instance)")
     ax.set_ylabel(r"share of instances within $\tau$ of the best")
     what = "runtime" if runtime else "makespan"
+    left = f", {left_out} left out: not run or refused by some method" if left_out else ""
     ax.set_title(
-        title or f"Performance profiles of the {what} ({len(table)} instances; higher is better)",
+        title
+        or f"Performance profiles of the {what} ({len(table)} instances{left}; higher is better)",
         parse_math=False,
     )
     ax.grid(alpha=0.3)
@@ -355,15 +378,31 @@ def _area(values: list[float], taus: Any) -> float:
     return float((np.searchsorted(v, taus, side="right") / max(1, len(v))).sum())
 
 
-def _note_unbounded(ax: Any, rows: Sequence[dict[str, Any]]) -> None:
+def _reference_gap(row: dict[str, Any]) -> float | None:
+    """A row's gap to its reference, as the tables give it.
+
+    Rows made by hand without a ``gap`` column give their gap to the optimum.
+    """
+    return row["gap"] if "gap" in row else row.get("gap_to_optimum")
+
+
+def _unbounded(rows: Sequence[dict[str, Any]], gap: str) -> set[str]:
+    """The heuristics with an infinite ``gap`` on some instance (a reference of 0)."""
+
+    def value(r: dict[str, Any]) -> float | None:
+        return _reference_gap(r) if gap == "gap" else r.get(gap)
+
+    return {r["label"] for r in rows if r["kind"] != "exact" and value(r) == math.inf}
+
+
+def _note_unbounded(ax: Any, rows: Sequence[dict[str, Any]], gap: str = "gap_to_optimum") -> None:
     """Name on the chart the heuristics left out for an infinite gap (a reference of 0).
 
-    A log axis cannot show them, and leaving them out silently would hide the worst.
+    A log axis cannot show them, and leaving them out silently would hide the
+    worst. They are left out whole: their finite gaps alone would draw a mean
+    the tables (where the mean is infinite) contradict.
     """
-    left = sorted({
-        printable(r["label"]) for r in rows
-        if r["kind"] != "exact" and r.get("gap_to_optimum") == math.inf
-    })  # fmt: skip
+    left = sorted(printable(m) for m in _unbounded(rows, gap))
     if left:
         shown = ", ".join(left[:6]) + (f" and {len(left) - 6} more" if len(left) > 6 else "")
         ax.text(0.01, 0.98, f"not drawn, infinite gap (optimum 0): {shown}",
@@ -388,9 +427,10 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
 
     plt = _pyplot()
     gaps: dict[str, list[float]] = defaultdict(list)
+    unbounded = _unbounded(rows, "gap_to_optimum")
     for r in rows:
         g = r.get("gap_to_optimum")
-        if r["kind"] != "exact" and g is not None and math.isfinite(g):
+        if r["kind"] != "exact" and g is not None and r["label"] not in unbounded:
             gaps[r["label"]].append(100 * g)
     labels = sorted(gaps, key=lambda m: (statistics.median(gaps[m]), statistics.fmean(gaps[m])))
     fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(labels) + 2), 4.5), layout="constrained")
@@ -418,11 +458,15 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
 def gap_against(
     rows: Sequence[dict[str, Any]], key: str = "ccr", *, top: int = 8, title: str | None = None
 ) -> Any:
-    """Mean gap to the optimum (percent) of each heuristic against ``ccr`` or ``tasks``.
+    """Mean gap (percent) of each heuristic against ``ccr`` or ``tasks``.
 
-    CCR is grouped into the classes of :func:`~exactsched.experiments.analysis.ccr_bucket`
-    (categorical axis); sizes are plotted at their task counts. The ``top``
-    heuristics of least mean gap are drawn, one line each, labelled.
+    The gap is to the reference, as in the report's tables: the certified
+    optimum, else the best known makespan (the y label says so). CCR is
+    grouped into the classes of
+    :func:`~exactsched.experiments.analysis.ccr_bucket` (categorical axis);
+    sizes are plotted at their task counts. The ``top`` heuristics of least
+    mean gap are drawn, one line each, labelled; those with an infinite gap
+    are named, not drawn (see :func:`_note_unbounded`).
     """
     import statistics
 
@@ -431,9 +475,10 @@ def gap_against(
     plt = _pyplot()
     order = ["<0.2", "0.2-0.5", "0.5-2", "2-5", ">=5"]
     cells: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
+    unbounded = _unbounded(rows, "gap")
     for r in rows:
-        g = r.get("gap_to_optimum")
-        if r["kind"] == "exact" or g is None or not math.isfinite(g):
+        g = _reference_gap(r)
+        if r["kind"] == "exact" or g is None or r["label"] in unbounded:
             continue
         x = ccr_bucket(r["ccr"]) if key == "ccr" else r[key]
         cells[r["label"]][x].append(100 * g)
@@ -451,10 +496,12 @@ def gap_against(
         ax.set_xlabel("tasks" if key == "tasks" else key)
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0)
-    ax.set_ylabel("mean gap to the certified optimum (%, log above 1 %)")
-    _note_unbounded(ax, rows)
+    ax.set_ylabel(
+        "mean gap to the reference: certified optimum, else best known\n(%, log above 1 %)"
+    )
+    _note_unbounded(ax, rows, "gap")
     ax.set_title(
-        title or f"Mean gap to the optimum against {'CCR' if key == 'ccr' else key}",
+        title or f"Mean gap to the reference against {'CCR' if key == 'ccr' else key}",
         parse_math=False,
     )
     ax.grid(alpha=0.3)

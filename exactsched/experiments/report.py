@@ -394,9 +394,15 @@ def _named(row: dict[str, Any], markdown: bool = False) -> str:
     return printable(name, markdown)
 
 
-def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -> str:
+def markdown_report(
+    rows: Sequence[dict[str, Any]], plots: Sequence[str] = (), note: str | None = None
+) -> str:
     """A Markdown report: overview, per-method table, tables by size, topology, CCR and
-    platform, disputed instances, errors, and links to ``plots``."""
+    platform, disputed instances, errors, and links to ``plots``.
+
+    ``note`` (:func:`~exactsched.experiments.analysis.unfinished_note`) says the
+    study is incomplete, first thing under the title.
+    """
     from exactsched import __version__
 
     by_instance: dict[str, list[dict]] = defaultdict(list)
@@ -409,6 +415,8 @@ def markdown_report(rows: Sequence[dict[str, Any]], plots: Sequence[str] = ()) -
     limits = sorted({_limit(r) for r in rows if r["kind"] == "exact"} - {None})
     sizes = [f["tasks"] for f in firsts if f["tasks"] is not None]
     out = ["# Optimality-gap study", ""]
+    if note:
+        out += [f"**Incomplete study:** {printable(note, markdown=True)}.", ""]
 
     def md(text: Any) -> str:
         return printable(text, markdown=True)
@@ -498,12 +506,17 @@ def _grouped(rows: Sequence[dict[str, Any]], group: Any) -> str:
 
 
 def write_outputs(
-    rows: Sequence[dict[str, Any]], *, report: str | None = None, plots: str | None = None
+    rows: Sequence[dict[str, Any]],
+    *,
+    report: str | None = None,
+    plots: str | None = None,
+    note: str | None = None,
 ) -> list[str]:
     """Write the plots into ``plots`` and the Markdown report to ``report``; the paths written.
 
     Each file is written whole or not at all (:func:`~exactsched._output.atomic_write`):
     a failure such as a full disk leaves no truncated report or plot behind.
+    ``note`` says in the report that the study is incomplete (see :func:`markdown_report`).
     """
     written: list[str] = []
     images: list[str] = []
@@ -516,6 +529,6 @@ def write_outputs(
         base = os.path.dirname(os.path.abspath(report))
         links = [os.path.relpath(os.path.abspath(p), base) for p in images]
         with atomic_write(report, "w", encoding="utf-8") as fh:
-            fh.write(markdown_report(rows, links))
+            fh.write(markdown_report(rows, links, note))
         written.append(report)
     return written

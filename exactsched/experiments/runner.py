@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from exactsched.experiments.fingerprint import outside_fingerprint
 from exactsched.problem import Problem
 
 __all__ = ["Task", "execute", "error_row", "RUN_STATUSES", "run_options"]
@@ -129,6 +130,11 @@ def run_options(
         )
     elif "seed" in info.options:
         out["seed"] = int(seed)
+    # A method a user's script registered: its code is not in the version's
+    # fingerprint, so its own is in its key (an edited script reruns its rows).
+    code = outside_fingerprint([info.func]) if getattr(info, "func", None) else ""
+    if code:
+        out["code"] = code
     return out
 
 
@@ -164,6 +170,7 @@ def _run(prep: _Prepared, task: Task) -> Any:
     from exactsched.registry import solve
 
     opts = dict(task.options)
+    opts.pop("code", None)  # the key's fingerprint of a script's method, not an option
     common = {k: opts.pop(k) for k in ("time_limit", "workers", "seed", "certify") if k in opts}
     return solve(prep.problem, task.method, check=False, **common, **opts)
 

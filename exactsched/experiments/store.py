@@ -54,6 +54,23 @@ Tables
     (or, older still, as ``sources`` is filled in), each read's base being its
     stored key; read-only, it is read the same way.
 
+    A row with instance ``""`` (base ``""``, no platform, name NULL) is a
+    *gone* marker: a sweep found that file ``source`` no longer exists, either
+    in a folder it scanned or because it read the file's last content at
+    another path (a move or a copy). Being that file's newest read, it makes
+    none of the file's earlier reads current, so a moved-then-edited file's
+    old content is superseded. Markers are never instances: every reader
+    (:func:`current_reads`, :func:`shown_reads`, :func:`superseded_reads`,
+    :meth:`Store.sources`) leaves them out; a file that comes back is read
+    again with a newer stamp and is current again. ``results`` never looks at
+    the disk: a file deleted with no sweep since keeps its rows current.
+``plans``
+    ``instance``, ``method``, ``options``, ``version``: every run a sweep
+    planned, written in one transaction before its first run. A planned run
+    with neither a row nor a claim was never started (an interrupted study;
+    see :meth:`Store.unfinished`). Databases written before this table existed
+    get it when a sweep opens them; read-only, they have no plan.
+
 ``meta`` holds ``schema`` (the schema version) and ``stamp``, the last stamp a
 sweep took (:meth:`Store.reserve_stamp`).
 
@@ -77,7 +94,19 @@ from typing import Any, NamedTuple
 
 from exactsched.experiments.instances import InstanceInfo
 
-__all__ = ["Store", "Read", "StoreWriteError", "SCHEMA_VERSION", "RUN_COLUMNS", "utc_now"]
+__all__ = [
+    "Store",
+    "Read",
+    "StoreWriteError",
+    "SCHEMA_VERSION",
+    "RUN_COLUMNS",
+    "utc_now",
+    "damaged_database",
+    "GONE",
+]
+
+#: The instance of a *gone* marker in ``reads`` (see the module's notes).
+GONE = ""
 
 SCHEMA_VERSION = "1"
 
@@ -99,6 +128,10 @@ CREATE TABLE IF NOT EXISTS claims (
     instance TEXT NOT NULL, method TEXT NOT NULL, options TEXT NOT NULL,
     version TEXT NOT NULL, owner TEXT NOT NULL, since REAL NOT NULL,
     PRIMARY KEY (instance, method, options, version)
+);
+CREATE TABLE IF NOT EXISTS plans (
+    instance TEXT NOT NULL, method TEXT NOT NULL, options TEXT NOT NULL,
+    version TEXT NOT NULL, PRIMARY KEY (instance, method, options, version)
 );
 """
 
@@ -125,7 +158,7 @@ _READ_COLUMNS = (
     "instance", "source", "base", "platform_source", "platform_key", "seen", "name",
 )  # fmt: skip
 
-_STUDY_TABLES = frozenset({"meta", "instances", "runs", "claims", "sources", "reads"})
+_STUDY_TABLES = frozenset({"meta", "instances", "runs", "claims", "plans", "sources", "reads"})
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -273,7 +306,13 @@ class Store:
         with self._transaction():
             return _next_stamp(self._db)
 
-    def add_instances(self, infos: Iterable[InstanceInfo], *, stamp: int | None = None) -> None:
+    def add_instances(
+        self,
+        infos: Iterable[InstanceInfo],
+        *,
+        stamp: int | None = None,
+        gone: Iterable[str] = (),
+    ) -> None:
         """Record instances read by one sweep, and how each was read (``reads``).
 
         Existing keys keep their first name and source in ``instances``. Each
@@ -282,8 +321,11 @@ class Store:
         so a file reverted to an older content makes that content current
         again. A stamp never lowers one already stored: a slow sweep that
         read a file before another sweep does not undo what the other read.
+        Each path of ``gone`` gets a *gone* marker with the same stamp (see
+        the module's notes on ``reads``).
         """
         infos = list(infos)
+        markers = {(GONE, path, "", "", ""): None for path in gone if path}
         rows = [tuple(getattr(i, c) for c in _INSTANCE_COLUMNS) for i in infos]
         with self._transaction():
             seen = _next_stamp(self._db) if stamp is None else stamp
@@ -299,13 +341,25 @@ class Store:
                 " ON CONFLICT (instance, source, base, platform_source, platform_key) DO UPDATE"
                 " SET name = CASE WHEN excluded.seen >= seen THEN excluded.name ELSE name END,"
                 " seen = MAX(seen, excluded.seen)",
-                [(*read, seen, name) for read, name in sorted(reads.items())],
+                [(*read, seen, name) for read, name in sorted({**reads, **markers}.items())],
             )
             # For older builds reading this database (they decide by sources).
             self._db.executemany(
                 "INSERT INTO sources VALUES (?, ?, ?) ON CONFLICT (instance, source) DO UPDATE"
                 " SET seen = MAX(seen, excluded.seen)",
                 sorted({(read[0], read[1], seen) for read in reads if read[1]}),
+            )
+
+    def add_plan(self, keys: Iterable[tuple[str, str, str]], version: str) -> None:
+        """Record the runs a sweep planned (one transaction, before any run).
+
+        With the rows and claims, they tell an interrupted study from a
+        finished one (:meth:`unfinished`).
+        """
+        with self._transaction():
+            self._db.executemany(
+                "INSERT OR IGNORE INTO plans VALUES (?, ?, ?, ?)",
+                sorted({(*key, version) for key in keys}),
             )
 
     def add_run(
@@ -378,8 +432,11 @@ class Store:
                 " AND options = ? AND version = ?",
                 key,
             ).fetchone()
-            if held is not None and held[0] != self.owner and _alive(held[0], held[1], now,
-                                                                    stale_after):
+            if (
+                held is not None
+                and held[0] != self.owner
+                and _alive(held[0], held[1], now, stale_after)
+            ):
                 return False
             if not take:
                 return True
@@ -450,7 +507,7 @@ class Store:
         """
         latest: dict[tuple[str, str], int] = {}
         for read in self.reads():
-            if read.source:
+            if read.source and read.instance != GONE:
                 pair = (read.instance, read.source)
                 latest[pair] = max(latest.get(pair, 0), read.seen)
         return sorted(
@@ -481,6 +538,70 @@ class Store:
             " ORDER BY seen, instance, source, base, platform_source, platform_key"
         )
         return [Read(*r) for r in cur]
+
+    def unfinished(
+        self, keys: Iterable[tuple[str, str, str]] | None = None, version: str | None = None
+    ) -> tuple[dict[str, int], int]:
+        """What an interrupted (or still running) study has not finished.
+
+        Parameters
+        ----------
+        keys : iterable of (instance, method, options), optional
+            Only these runs (with ``version``); default: the whole study.
+        version : str, optional
+            The version part of ``keys``.
+
+        Returns
+        -------
+        claimed : dict of str to int
+            Runs claimed and not finished, per owner (``host:pid``): in flight,
+            or left by a sweep that was stopped.
+        not_started : int
+            Planned runs (``plans``) of current instances with neither a row,
+            in any version, nor a claim: a sweep stopped before it reached
+            them. A database without ``plans`` has none.
+
+        Examples
+        --------
+        >>> store = Store(":memory:")
+        >>> store.add_plan([("i", "heft", "{}")], "1")
+        >>> store.claim("j", "peft", "{}", "1")
+        True
+        >>> claimed, not_started = store.unfinished()
+        >>> sum(claimed.values()), not_started
+        (1, 1)
+        >>> store.close()
+        """
+        tables = _tables(self._db)
+        wanted = None if keys is None else {(*k, version) for k in keys}
+        claims = (
+            self._db.execute("SELECT instance, method, options, version, owner FROM claims")
+            if "claims" in tables
+            else []
+        )
+        claimed: dict[str, int] = defaultdict(int)
+        held = set()
+        for *key, owner in claims:
+            if wanted is None or tuple(key) in wanted:
+                claimed[owner] += 1
+                held.add(tuple(key[:3]))
+        if "plans" not in tables:
+            return dict(claimed), 0
+        done = {tuple(r) for r in self._db.execute("SELECT instance, method, options FROM runs")}
+        reads = self.reads()
+        stale = {r.instance for r in reads if r.instance != GONE} - {
+            r.instance for r in current_reads(reads)
+        }
+        planned = {
+            tuple(r)
+            for r in self._db.execute("SELECT instance, method, options, version FROM plans")
+            if wanted is None or tuple(r) in wanted
+        }
+        not_started = {
+            key[:3] for key in planned
+            if key[0] not in stale and key[:3] not in done and key[:3] not in held
+        }  # fmt: skip
+        return dict(claimed), len(not_started)
 
     def runs(self, *, schedules: bool = False) -> Iterator[dict[str, Any]]:
         """Every run as a dict, in key order; ``schedule`` decompressed if asked."""
@@ -513,6 +634,12 @@ class Store:
         InstanceError
             If no such instance or no schedule of that method on it is stored.
         """
+        with damaged_database(self.path):
+            return self._schedule(instance, method, communication)
+
+    def _schedule(
+        self, instance: str, method: str, communication: str | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         from exactsched.errors import InstanceError
         from exactsched.experiments.analysis import communication_of
 
@@ -841,9 +968,7 @@ def _legacy_reads(db: sqlite3.Connection) -> list[tuple[Any, ...]]:
         else _legacy_sources(db)
     )
     names = dict(db.execute("SELECT key, name FROM instances").fetchall())
-    return sorted(
-        (key, source, key, "", "", seen, names.get(key)) for key, source, seen in found
-    )
+    return sorted((key, source, key, "", "", seen, names.get(key)) for key, source, seen in found)
 
 
 def _next_stamp(db: sqlite3.Connection) -> int:
@@ -888,11 +1013,55 @@ class StoreWriteError(OSError):
         super().__init__(None, f"cannot write the study database ({exc})", path)
 
 
+@contextlib.contextmanager
+def damaged_database(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Errors met while reading a study's contents, as one :class:`InstanceError`.
+
+    ``PRAGMA integrity_check`` passes a file whose payload is damaged (bytes
+    overwritten inside a page): SQLite then fails on the text it cannot
+    decode, zlib on a schedule, JSON on a document. Each is the user's file,
+    not a bug, so it becomes one line naming the database and what is damaged
+    (exit status 2 in the CLI). A write failure stays a :class:`StoreWriteError`.
+
+    Examples
+    --------
+    >>> with damaged_database("s.sqlite"):  # doctest: +ELLIPSIS
+    ...     zlib.decompress(b"bogus")
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.InstanceError: s.sqlite: damaged database (a stored schedule cannot ...
+    """
+    from exactsched.errors import InstanceError
+
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if _write_failure(exc):
+            raise StoreWriteError(str(path), exc) from None
+        what = "stored text is not valid UTF-8" if "decode" in str(exc) else "SQLite"
+        raise InstanceError(f"{path}: damaged database ({what}: {_short(exc)})") from None
+    except zlib.error as exc:
+        raise InstanceError(
+            f"{path}: damaged database (a stored schedule cannot be decompressed: {_short(exc)})"
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InstanceError(
+            f"{path}: damaged database (a stored document cannot be read: {_short(exc)})"
+        ) from None
+
+
+def _short(exc: BaseException, limit: int = 100) -> str:
+    """The message of ``exc`` cut to ``limit`` characters (SQLite quotes the bad text)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 def _write_failure(exc: sqlite3.Error) -> bool:
     """Whether ``exc`` says the disk or the file refused a write (not a bad file)."""
     text = str(exc).lower()
     reasons = ("disk", "full", "readonly", "read-only", "locked", "unable to open")
     return isinstance(exc, sqlite3.OperationalError) and any(why in text for why in reasons)
+
 
 def _bool(value: Any) -> int | None:
     return None if value is None else int(bool(value))
@@ -948,8 +1117,14 @@ def current_reads(reads: Sequence[Read]) -> list[Read]:
     >>> reads = [r("k1", "A", 1, "/p", "P1"), r("k2", "A", 2, "/p", "P2"), r("k3", "A", 3)]
     >>> [c.instance for c in current_reads(reads)]
     ['k2', 'k3']
+
+    A gone marker (instance ``""``) supersedes its file's reads and is never returned:
+
+    >>> [c.instance for c in current_reads([r("k1", "A", 1), r("", "", 2)])]
+    []
     """
     newest: dict[tuple[str, str], int] = {}
+    # A gone marker (instance "") is its file's newest read, holding no instance.
     for r in reads:
         for slot in (("file", r.source), ("platform", r.platform_source)):
             if slot[1]:
@@ -962,7 +1137,8 @@ def current_reads(reads: Sequence[Read]) -> list[Read]:
                 held[slot].add(content)
     return [
         r for r in reads
-        if (not r.source or r.base in held[("file", r.source)])
+        if r.instance != GONE
+        and (not r.source or r.base in held[("file", r.source)])
         and (not r.platform_source or r.platform_key in held[("platform", r.platform_source)])
     ]  # fmt: skip
 
@@ -976,7 +1152,8 @@ def shown_reads(reads: Sequence[Read]) -> dict[str, Read]:
     current = set(current_reads(reads))
     shown: dict[str, Read] = {}
     for r in sorted(reads, key=lambda r: (r in current, r.seen, r.source, r.name or "")):
-        shown[r.instance] = r
+        if r.instance != GONE:
+            shown[r.instance] = r
     return shown
 
 
@@ -1000,6 +1177,6 @@ def superseded_reads(reads: Sequence[Read], runs: Iterable[dict[str, Any]]) -> s
         (:func:`current_reads`).
     """
     current = {r.instance for r in current_reads(reads)}
-    read = {r.instance for r in reads}
+    read = {r.instance for r in reads if r.instance != GONE}
     with_rows = {run["instance"] for run in runs}
     return (read - current) & with_rows

@@ -332,6 +332,7 @@ def run_sweep(
     from exactsched.registry import check_common, get_method
 
     started = time.monotonic()
+    instances = list(instances)  # read twice: loaded, and its folders (_scanned_folders)
     # The arguments every run shares, refused before anything is stored (as the CLI does).
     check_common(time_limit, workers, seed)
     for name, value in (("jobs", jobs), ("cores", cores)):
@@ -350,9 +351,11 @@ def run_sweep(
         workers = max(1, min(8, cores))
     models = parse_communication(communication)
     # A study this sweep creates is removed again if its instances cannot be read.
+    # So is one a full disk stops before its tables exist.
     created = not isinstance(db, Store) and str(db) != ":memory:" and not os.path.exists(db)
-    store = db if isinstance(db, Store) else Store(db)
+    store: Store | None = db if isinstance(db, Store) else None
     try:
+        store = store or Store(db)
         # The stamp is taken before any file is read: a sweep that reads a file
         # after this one (and so sees a later edit) always gets a larger stamp,
         # however long this one takes to load its instances.
@@ -375,9 +378,10 @@ def run_sweep(
             )
             for src, p, base in problems
         ]
-        store.add_instances(infos, stamp=stamp)
+        gone = _gone_sources(store, infos, _scanned_folders(instances))
+        store.add_instances(infos, stamp=stamp, gone=gone)
     except BaseException:
-        if not isinstance(db, Store):
+        if store is not None and not isinstance(db, Store):
             store.close()
         if created:
             for suffix in ("", "-wal", "-shm"):
@@ -398,6 +402,9 @@ def run_sweep(
     redo = RUN_STATUSES if fresh else retry
     done = set() if fresh else store.finished_keys(version, except_status=retry)
     todo = [(key, task) for key, task in plan if key not in done]
+    # Before any run: a stopped sweep leaves planned runs without rows, which
+    # results reports as unfinished (Store.unfinished).
+    store.add_plan([key for key, _ in plan], version)
     # Rows another sweep on the same database writes from now on count as done here.
     since = utc_now()
     stale = None if limit is None else limit + 60.0
@@ -450,6 +457,38 @@ def run_sweep(
         keys=[key for key, _ in plan],
         version=version,
     )
+
+
+def _scanned_folders(instances: Sequence[Any]) -> list[str]:
+    """The real paths of the folders among a sweep's instance arguments."""
+    return [
+        os.path.realpath(item)
+        for item in instances
+        if isinstance(item, (str, os.PathLike)) and os.path.isdir(item)
+    ]
+
+
+def _gone_sources(store: Store, infos: Sequence[Any], folders: Sequence[str]) -> list[str]:
+    """Recorded files this sweep did not read and that no longer exist.
+
+    Only those it has evidence about: a file in a folder it scanned, or one
+    whose recorded content it read at another path (moved or copied). Each
+    gets a *gone* marker (see :mod:`~exactsched.experiments.store`), so its
+    old content is no longer current. A file merely left off the command line,
+    or still on disk, is not touched.
+    """
+    read = {i.source for i in infos if i.source}
+    bases = {i.base or i.key for i in infos if i.source}
+    prefixes = tuple(os.path.join(folder, "") for folder in folders)
+    gone = set()
+    for r in store.reads():
+        if not r.source or not r.instance or r.source in read:
+            continue
+        if not (r.source.startswith(prefixes) or r.base in bases):
+            continue
+        if not os.path.lexists(r.source):
+            gone.add(r.source)
+    return sorted(gone)
 
 
 def _plan(
