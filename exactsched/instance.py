@@ -329,8 +329,9 @@ def _list(value: Any, where: str, *, non_empty: bool = False) -> list[Any]:
 
 
 def _string(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise InstanceError(f"{where}: expected a non-empty string, got {_show(value)}")
+    # The format asks for a string, not a non-empty one: "" is an id like any other.
+    if not isinstance(value, str):
+        raise InstanceError(f"{where}: expected a string, got {_show(value)}")
     _unicode(value, where)
     return value
 

@@ -204,10 +204,8 @@ class Schedule(Mapping[str, Placement]):
                 raise ScheduleError(f"tasks[{k}]: expected an object, got {_kind(row)}")
             for key in ("id", "processor"):
                 value = row.get(key)
-                if not isinstance(value, str) or not value:
-                    raise ScheduleError(
-                        f"tasks[{k}].{key}: expected a non-empty string, got {_kind(value)}"
-                    )
+                if not isinstance(value, str):  # "" is a valid id (the instance format)
+                    raise ScheduleError(f"tasks[{k}].{key}: expected a string, got {_kind(value)}")
             task, proc = row["id"], row["processor"]
             if task in placements:
                 raise ScheduleError(f"tasks[{k}].id: task {task!r} placed twice")

@@ -75,6 +75,10 @@ class Locations:
 
 def _codes(values: np.ndarray) -> np.ndarray:
     """Small integer codes with the same equality pattern as ``values`` (``inf`` included)."""
+    if values.size and np.isfinite(values).all():
+        top = float(values.max())
+        if top < 2**20 and float(values.min()) >= 0 and (values == np.floor(values)).all():
+            return values.astype(float)  # whole hop counts code themselves (no sort of P**2)
     _, inverse = np.unique(values, return_inverse=True)
     return inverse.reshape(values.shape).astype(float)
 
@@ -89,6 +93,22 @@ def _swap_maps_hops(hops: np.ndarray, p: int, q: int) -> bool:
         and np.array_equal(hops[p, others], hops[q, others])
         and np.array_equal(hops[others, p], hops[others, q])
     )
+
+
+def _uniform(hops: np.ndarray) -> bool:
+    """Whether ``hops`` holds one value off its diagonal and one on it.
+
+    >>> _uniform(np.ones((3, 3)) - np.eye(3)), _uniform(np.array([[0, 1], [2, 0]]))
+    (True, False)
+    """
+    n = len(hops)
+    if n < 2:
+        return True
+    off, diagonal = hops[0, 1], np.diag(hops)
+    if not (diagonal == diagonal[0]).all():
+        return False
+    expected = n * n - n + (n if diagonal[0] == off else 0)
+    return int(np.count_nonzero(hops == off)) == expected
 
 
 def interchangeable_classes(problem: Problem) -> np.ndarray:
@@ -122,8 +142,9 @@ def interchangeable_classes(problem: Problem) -> np.ndarray:
     _, cost_label = np.unique(cost.T, axis=0, return_inverse=True)
     cost_label = cost_label.ravel()
     label = np.arange(n_procs)
-    if not np.any(problem.arc_unit > 0):
-        # Nothing communicates: the network is irrelevant, equal columns suffice.
+    if not np.any(problem.arc_unit > 0) or _uniform(problem.hops):
+        # Nothing communicates, or every exchange maps the hops onto themselves (one
+        # value off the diagonal, one on it: fully connected): equal columns suffice.
         first = {}
         for p, c in enumerate(cost_label.tolist()):
             label[p] = first.setdefault(c, p)
@@ -134,9 +155,10 @@ def interchangeable_classes(problem: Problem) -> np.ndarray:
     tol = 1e-9 * float(w.sum()) * max(1.0, float(hops.max()))
     cand = np.zeros((n_procs, n_procs), dtype=bool)
     for lo in range(0, n_procs, _BLOCK):
-        p = np.arange(lo, min(lo + _BLOCK, n_procs))[:, None]
+        hi = min(lo + _BLOCK, n_procs)
+        p = np.arange(lo, hi)[:, None]
         q = np.arange(n_procs)[None, :]
-        h_pq, h_qp = hops[p, q], hops[q, p]
+        h_pq, h_qp = hops[lo:hi, :], hops[:, lo:hi].T  # slices: no fancy-index copies
         r = row[p] - row[q] - w[p] * (diag[p] - h_qp) - w[q] * (h_pq - diag[q])
         c = col[p] - col[q] - w[p] * (diag[p] - h_pq) - w[q] * (h_qp - diag[q])
         cand[p.ravel()] = (

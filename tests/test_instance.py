@@ -606,3 +606,26 @@ def test_memory_exhaustion_is_an_instance_error(monkeypatch):
     monkeypatch.setattr(exactsched.instance, "_plain", exhausted)
     with pytest.raises(InstanceError, match=r"^instance: too large to hold in memory$"):
         load_instance(doc_of([{"id": "a", "cost": 1}]))
+
+
+def test_empty_string_ids_and_types_are_ids_like_any_other():
+    """The format asks for unique strings; ``""`` is one (outside contract audit, session 12)."""
+    from exactsched import solve, validate
+    from exactsched.schedule import Schedule
+
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "", "type": ""}, {"id": "p1", "type": "cpu"}]},
+        "tasks": [
+            {"id": "", "cost": {"": 2, "cpu": 3}},
+            {"id": "b", "cost": [1, 4], "processors": [""]},
+        ],
+        "edges": [{"src": "", "dst": "b", "data": 5}],
+    }
+    problem = load_instance(doc)
+    assert problem.task_ids[0] == "" and problem.proc_ids[0] == ""
+    for method in ("heft", "cpsat"):
+        result = solve(problem, method, time_limit=5, workers=1)
+        assert result.makespan == 3
+        again = Schedule.from_json(json.loads(json.dumps(result.schedule.to_json())))
+        assert validate(problem, again) == []
