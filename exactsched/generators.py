@@ -32,7 +32,7 @@ References
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -552,7 +552,7 @@ def random_workload(
     platform: Any,
     *,
     weights: str = "topcuoglu",
-    ccr: float | None = 1.0,
+    ccr: float | None | Literal["default"] = "default",
     ccr_definition: str = "comm/comp",
     data: str | None = None,
     beta: float = 0.5,
@@ -580,10 +580,12 @@ def random_workload(
         factor; processor types ``cpu`` and ``gpu`` only); ``"flops"`` (random
         flop counts over peak rates times a ``noise`` factor; a preset's rates or
         ``rates``).
-    ccr : float or None
+    ccr : float, None or "default"
         Target CCR under ``ccr_definition`` (see
         :data:`exactsched.workloads.weights.CCR_DEFINITIONS`); the edge data are
         drawn uniformly, then scaled to hit it. Ignored when ``data`` is given.
+        ``"default"``: 1 where some edge may carry data, else the data as drawn
+        (an explicit CCR other than 0 there is refused: it cannot be met).
     data : {"low", "high"} or None
         The data regimes of McSweeney's report, section 3.2.3, instead of a CCR
         (types ``cpu`` and ``gpu`` only).
@@ -604,7 +606,11 @@ def random_workload(
     Raises
     ------
     MethodError
-        For an unknown scheme or a platform it cannot weigh.
+        For an unknown scheme or a platform it cannot weigh; for a ``ccr`` other
+        than 0 on a graph with no edge that may carry data; for a ``ccr`` whose
+        rounded data (``integral``) miss it by more than 5 %
+        (:class:`~exactsched.workloads.weights.CCRRoundingError`) or whose data
+        would overflow floating point.
 
     Examples
     --------
@@ -680,7 +686,10 @@ def random_workload(
         amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
     else:
         amounts = np.where(dummy_arc, 0.0, rng.uniform(0.0, 2.0, size=len(arcs)))
-        if ccr is not None and arcs:
+        # No arc that may carry data: a CCR of 0 holds, any other cannot be met
+        # (scaled_data refuses it, naming why).
+        target = (None if dummy_arc.all() else 1.0) if ccr == "default" else ccr
+        if target is not None and (not dummy_arc.all() or target != 0):
             # Scale before building the problem (one parse): the computation of a
             # task is its mean cost, as Problem.mean_cost computes it.
             if by_type is not None:
@@ -697,10 +706,11 @@ def random_workload(
             n_procs = len(spec.types)
             mean_hops = float(spec.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
             amounts = w.scaled_data(
-                amounts, work, mean_hops, ccr, ccr_definition,
+                amounts, work, mean_hops, target, ccr_definition,
                 latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
-                integral=integral,
+                integral=integral, zero=dummy_arc,
             )  # fmt: skip
+            _check_serial_sum(tasks, amounts, spec, target)
     # Dummy arcs carry nothing, also where scaling had no other data to scale (it
     # turns all-zero data into ones first).
     amounts = np.where(dummy_arc, 0.0, amounts) if len(arcs) else amounts
@@ -716,6 +726,32 @@ def random_workload(
         ],
     }
     return Problem.from_json(doc)
+
+
+def _check_serial_sum(
+    tasks: list[dict[str, Any]], amounts: np.ndarray, spec: Any, target: float
+) -> None:
+    """Refuse a CCR whose scaled data overflow the instance's serial schedule.
+
+    The instance parser adds every largest cost and every longest delay (its
+    magnitude check); left to it, the refusal would name an edge, not the CCR.
+    """
+    from exactsched.errors import MethodError
+
+    network = spec.network
+    latency = float(network.get("latency", 0))
+    bandwidth = float(network.get("bandwidth", 1))
+    max_hop = float(spec.hops.max()) if spec.hops.size else 0.0
+    costs = [
+        max(c["cost"].values()) if isinstance(c["cost"], dict) else max(c["cost"]) for c in tasks
+    ]
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(costs)) + float(np.sum((latency + amounts / bandwidth) * max_hop))
+    if not np.isfinite(total):
+        raise MethodError(
+            f"ccr: the target {target:g} is too large: the edge data it needs add up, with "
+            "the costs, to more than the largest float (1.8e308)"
+        )
 
 
 def topcuoglu_instance(

@@ -269,17 +269,27 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
     losses: list[str] = []
     if kind == "stg":
         allowed = problem.allowed
-        changed = sum(
-            1
+        rounded = {
+            problem.task_ids[i]
             for i in range(problem.n_tasks)
             if not allowed[i].all()
             or len(set(problem.cost[i][allowed[i]].tolist())) > 1
             or not float(problem.cost[i][allowed[i]][0]).is_integer()
-        )
+        }
+        changed = len(rounded)
         if changed:
             losses.append(
                 f"stg: {changed} of {problem.n_tasks} tasks get one rounded mean cost "
                 "(their costs differ per processor, are restricted or are not integers)"
+            )
+        # Counted above already when their mean is rounded anyway.
+        inexact = [(t, c) for t, c in _inexact_costs(problem) if t not in rounded]
+        if inexact:
+            task, exact = inexact[0]
+            losses.append(
+                f"stg: {len(inexact)} of {problem.n_tasks} tasks get one rounded mean cost "
+                f"(integers above 2**53 lose digits as floats: task {task!r} costs {exact}, "
+                f"written {int(float(exact))})"
             )
         with_data = int(np.count_nonzero(problem.edge_data))
         if with_data:
@@ -288,6 +298,33 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
     if kind in ("stg", "dot") and n_iso:
         losses.append(f"{kind}: {n_iso} isolation pairs dropped (the format has none)")
     return losses
+
+
+def _inexact_costs(problem: Any) -> list[tuple[str, int]]:
+    """(task id, cost) of every task whose document holds an integer cost no float holds.
+
+    The instance keeps such a cost exactly (JSON integers), but the STG writer
+    works on the float costs, so the digits past 2**53 change silently.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> _inexact_costs(Problem.from_lists([2**53 + 1, 5], [], n_processors=1))
+    [('t0', 9007199254740993)]
+    """
+    found: list[tuple[str, int]] = []
+    for task in problem._json["tasks"]:
+        cost = task.get("cost")
+        if isinstance(cost, Mapping):
+            values = list(cost.values())
+        else:
+            values = list(cost) if isinstance(cost, list | tuple) else [cost]
+        for value in values:
+            # An int a float cannot hold exactly (Python compares the two exactly).
+            if isinstance(value, int) and not isinstance(value, bool) and float(value) != value:
+                found.append((str(task["id"]), value))
+                break
+    return found
 
 
 def _describe(problem: Any) -> str:
@@ -300,10 +337,15 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     check_output(args.output, "--output")
     to = _output_format(args.output, args.to, " (or choose the format with --to)")
     kind = detect_format(args.input)
+    article = "an" if kind[0] in "aeiou" else "a"  # "an instance file"
     if args.drop_dummies and kind != "stg":
-        raise MethodError(f"--drop-dummies: only for STG input; {args.input} is a {kind} file")
+        raise MethodError(
+            f"--drop-dummies: only for STG input; {args.input} is {article} {kind} file"
+        )
     if args.speed and kind != "wfcommons":
-        raise MethodError(f"--speed: only for WfCommons input; {args.input} is a {kind} file")
+        raise MethodError(
+            f"--speed: only for WfCommons input; {args.input} is {article} {kind} file"
+        )
     speeds = _speeds(args)
     if speeds and args.platform is not None:
         _known_types(speeds, args.platform, "--speed")
@@ -539,6 +581,14 @@ def _check_options(args: argparse.Namespace) -> None:
         _known_types(rates, args.platform, "--rate")
     if args.layers is not None and args.generator != "layered":
         raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
+    if kind == "random" and args.layers is not None and args.layers > (args.tasks or args.layers):
+        # Every layer holds a task, so there are at most --tasks of them.
+        warnings.warn(
+            f"--layers {args.layers}: more than the {args.tasks} tasks; the DAG gets "
+            f"{args.tasks} layers (one task each)",
+            InstanceWarning,
+            stacklevel=2,
+        )
 
 
 def _check_tiled_scale(args: argparse.Namespace, kind: str, tasks: int) -> None:
@@ -766,16 +816,22 @@ def _weigh(
 ) -> Any:
     from exactsched.generators import random_workload
     from exactsched.workloads.platforms import resolve_platform
+    from exactsched.workloads.weights import CCR_TOLERANCE, CCRRoundingError
 
     spec = resolve_platform(args.platform)
     _check_flop_scale(args, weights, spec, n)
     low, high = _ccr_range("1" if args.ccr is None else args.ccr)
     target: float | None = low if low == high else float(rng.uniform(low, high))
     regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
-    if args.ccr is None and args.data is None and not spec.hops.any():
+    data_arcs = sum(1 for a, b in arcs if a not in zero_cost and b not in zero_cost)
+    if args.ccr is None and args.data is None and (not spec.hops.any() or not data_arcs):
         # The default CCR cannot be set where no processors communicate (one
-        # processor): the data then cost nothing, so leave them unscaled.
+        # processor) or no edge carries data: leave the data as drawn. A --ccr
+        # given there is refused (random_workload), not dropped.
         target, regime = None, "no-comm"
+    elif args.ccr is not None and low == 0 and not data_arcs:
+        # LOW:HIGH admits 0, the one CCR a graph without data edges has.
+        target, regime = 0.0, "ccr0"
     try:
         return random_workload(
             arcs,
@@ -794,6 +850,18 @@ def _weigh(
             seed=rng,
             zero_cost=zero_cost,
         )
+    except CCRRoundingError as exc:
+        if not exc.integral:
+            raise
+        # Only the topcuoglu scheme's costs grow with --w-dag.
+        advice = ""
+        if weights == "topcuoglu":
+            advice = f"give a larger --w-dag (now {args.w_dag:g}) or "
+        raise MethodError(
+            f"--ccr {exc.target:g} --integral: the data rounded to whole units (at least 1) "
+            f"give CCR {exc.achieved:.3g} ({exc.definition}), more than "
+            f"{CCR_TOLERANCE:.0%} off; {advice}drop --integral"
+        ) from None
     except ValueError as exc:
         if isinstance(exc, InstanceError | MethodError):
             raise

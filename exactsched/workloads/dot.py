@@ -75,7 +75,7 @@ class _Lexer:
                 near = f" in {word.group()!r}" if word and len(word.group()) > 1 else ""
                 hint = ""
                 if word and re.fullmatch(r"-?[0-9.]+[eE][-+]?[0-9]+", word.group()):
-                    hint = " (a DOT number has no exponent: quote it, e.g. \"1e3\")"
+                    hint = ' (a DOT number has no exponent: quote it, e.g. "1e3")'
                 raise InstanceError(
                     f"{label}:{line}: unexpected character {text[pos]!r}{near}{hint}"
                 )
@@ -419,6 +419,8 @@ def read_dot(
     # newline="": a carriage return inside a quoted id stays one (the tokens treat
     # it as a blank elsewhere); read as a line end, "x\ry" came back as "x\ny".
     text, label, _ = read_source(source, "dot", newline="")
+    # A UTF-8 byte-order mark (Windows editors) is no part of the graph, as for instances.
+    text = text.removeprefix("\ufeff")
     parse = _parse if engine == "builtin" else _parse_pydot
     graph_name, nodes, edges = parse(text, label)
     if not nodes:

@@ -80,7 +80,9 @@ from exactsched.problem import Problem
 __all__ = [
     "ACCELERATION",
     "CCR_DEFINITIONS",
+    "CCR_TOLERANCE",
     "KERNEL_FLOPS",
+    "CCRRoundingError",
     "ccr",
     "data_regime",
     "flop_times",
@@ -352,7 +354,11 @@ def ccr(problem: Problem, definition: str = "comm/comp") -> float:
         known = ", ".join(CCR_DEFINITIONS)
         raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
     work, mean_hops, unit = _ccr_parts(problem)
-    comm = unit * mean_hops
+    return _ratio(unit * mean_hops, work, definition)
+
+
+def _ratio(comm: np.ndarray, work: np.ndarray, definition: str) -> float:
+    """The CCR of per-edge mean communication ``comm`` and per-task computation ``work``."""
     if definition == "total":
         return float(comm.sum() / work.sum()) if work.sum() > 0 else float("inf")
     mean_comm = float(comm.mean()) if len(comm) else 0.0
@@ -360,6 +366,28 @@ def ccr(problem: Problem, definition: str = "comm/comp") -> float:
     if definition == "comm/comp":
         return mean_comm / mean_work if mean_work > 0 else float("inf")
     return mean_work / mean_comm if mean_comm > 0 else float("inf")
+
+
+#: How far (relative) the CCR of the rounded data may stray from the target.
+CCR_TOLERANCE = 0.05
+
+
+class CCRRoundingError(MethodError):
+    """Rounding the scaled data misses the target CCR by more than :data:`CCR_TOLERANCE`.
+
+    Carries ``target``, ``achieved``, ``definition`` and ``integral`` so that a
+    caller (the CLI) can restate the refusal in its own option names.
+    """
+
+    def __init__(self, target: float, achieved: float, definition: str, integral: bool) -> None:
+        self.target, self.achieved = target, achieved
+        self.definition, self.integral = definition, integral
+        how = "to integers >= 1 (integral)" if integral else "to the decimals kept"
+        super().__init__(
+            f"ccr: rounding the data {how} gives CCR {achieved:.3g}, not the target "
+            f"{target:g} ({definition}), more than {CCR_TOLERANCE:.0%} off; give the tasks "
+            "larger costs" + (" or do not round to integers" if integral else "")
+        )
 
 
 def scaled_data(
@@ -373,32 +401,50 @@ def scaled_data(
     bandwidth: float = 1.0,
     integral: bool = False,
     decimals: int = 6,
+    zero: np.ndarray | None = None,
 ) -> np.ndarray:
     """Edge data multiplied by the one factor that gives the CCR ``target``.
 
     The arithmetic of :func:`scale_to_ccr` on arrays: ``work`` is the
     computation of each task, ``mean_hops`` the mean hops over ordered pairs of
-    distinct processors. Data all 0 count as all 1.
+    distinct processors. Data all 0 count as all 1. Edges where the boolean
+    mask ``zero`` is set keep data 0 (an STG graph's dummy arcs).
+
+    The CCR of the rounded data is measured as :func:`ccr` does; more than
+    :data:`CCR_TOLERANCE` off the target raises :class:`CCRRoundingError`
+    (with ``integral`` every edge carries at least 1, which can be far too much
+    for small task costs).
 
     Examples
     --------
     >>> scaled_data(np.array([1.0, 3.0]), np.array([4.0, 4.0]), 1.0, 1.0).tolist()
     [2.0, 6.0]
-    """
+    >>> scaled_data(np.array([1.0]), np.array([4.0]), 1.0, 0.01, integral=True)
+    Traceback (most recent call last):
+    ...
+    exactsched.workloads.weights.CCRRoundingError: ccr: rounding the data to integers >= 1 (integral) gives CCR 0.25, not the target 0.01 (comm/comp), more than 5% off; give the tasks larger costs or do not round to integers
+    """  # noqa: E501
     if definition not in CCR_DEFINITIONS:
         known = ", ".join(CCR_DEFINITIONS)
         raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
-    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1e300:
+    if isinstance(target, bool) or not isinstance(target, int | float):
         raise MethodError(f"ccr: expected a positive number, got {target!r}")
+    if not target > 0:
+        raise MethodError(f"ccr: expected a positive number, got {target!r}")
+    if target == float("inf"):
+        raise MethodError("ccr: expected a finite number, got inf")
     if len(data) == 0:
         raise MethodError("ccr: the graph has no edges, so no CCR can be set")
+    fixed = np.zeros(len(data), dtype=bool) if zero is None else np.asarray(zero, dtype=bool)
+    if fixed.all():
+        raise MethodError("ccr: every edge joins a dummy task (no data), so no CCR can be set")
     if mean_hops == 0:
         raise MethodError("ccr: no two processors pay communication, so no CCR can be set")
     if work.sum() <= 0:
         raise MethodError("ccr: every task costs 0, so no CCR can be set")
-    data = np.asarray(data, dtype=float)
+    data = np.where(fixed, 0.0, np.asarray(data, dtype=float))
     if not data.any():
-        data = np.ones_like(data)
+        data = np.where(fixed, 0.0, 1.0)
     # Wanted mean edge delay (latency + data/bandwidth) * mean_hops, per definition.
     if definition == "comm/comp":
         want = target * float(work.mean())
@@ -411,8 +457,29 @@ def scaled_data(
         raise MethodError(
             f"ccr: the latency {latency:g} alone exceeds the target {target:g} ({definition})"
         )
-    scaled = data * (per_hop * bandwidth / float(data.mean()))
-    return np.maximum(np.round(scaled), 1.0) if integral else np.round(scaled, decimals)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused just below
+        scaled = data * (per_hop * bandwidth / float(data.mean()))
+        comm = (latency + scaled / bandwidth) * mean_hops
+        finite = bool(np.isfinite(scaled).all()) and np.isfinite(float(comm.sum()))
+    if not finite:
+        # comp/comm is inverse: there a small target asks for large data.
+        how = "small" if definition == "comp/comm" else "large"
+        raise MethodError(
+            f"ccr: the target {target:g} ({definition}) is too {how}: the edge data it "
+            "needs would overflow floating point"
+        )
+    if integral:
+        scaled = np.where(fixed, 0.0, np.maximum(np.round(scaled), 1.0))
+    else:
+        # np.round multiplies by 10**decimals, which overflows near the largest float;
+        # from 2**52 up a float has no fraction to round anyway.
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = np.where(scaled < 2.0**52, np.round(scaled, decimals), scaled)
+    # Rounding (to >= 1 with integral) can move the CCR far: measure it as ccr() does.
+    achieved = _ratio((latency + scaled / bandwidth) * mean_hops, work, definition)
+    if not abs(achieved - target) <= CCR_TOLERANCE * target:
+        raise CCRRoundingError(target, achieved, definition, integral)
+    return scaled
 
 
 def scale_to_ccr(
@@ -438,7 +505,8 @@ def scale_to_ccr(
     definition : str
         One of :data:`CCR_DEFINITIONS`.
     integral : bool
-        Round the new data to integers (>= 1): the CCR is then hit up to rounding.
+        Round the new data to integers (>= 1): the CCR is then hit up to rounding,
+        within :data:`CCR_TOLERANCE` or refused.
     decimals : int
         Otherwise round the data to this many decimals.
 
@@ -451,7 +519,9 @@ def scale_to_ccr(
     MethodError
         For an unknown definition, a target that is not positive, a problem
         without edges or without a pair of distinct processors, zero
-        computation, or a target the latency alone exceeds.
+        computation, a target the latency alone exceeds, or one whose data
+        would overflow; :class:`CCRRoundingError` (a MethodError) when the
+        rounded data miss the target by more than :data:`CCR_TOLERANCE`.
 
     Examples
     --------

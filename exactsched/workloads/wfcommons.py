@@ -13,7 +13,9 @@ Contract
   trace);
 * one edge per parent-child pair, listed by the child (``parents``), the
   parent (``children``) or both, whose ``data`` is the total size in bytes of
-  the files the parent writes and the child reads (0 when they share none).
+  the files the parent writes and the child reads (0 when they share none);
+  ``parents`` and ``children`` hold task ids in schema 1.5 and task names in
+  1.3-1.4, and are matched by that alone (one task's id may be another's name).
 
 Both layouts of the format are read: schema 1.5 (``workflow.specification``
 with ``tasks`` and ``files``, ``workflow.execution.tasks`` with
@@ -116,7 +118,9 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     inputs: dict[str, dict[str, float]] = {}
     children: dict[str, list[str]] = {}  # files may list only children: both are read
     ids: list[str] = []
-    aliases: dict[str, str] = {}  # name -> id, since 1.3/1.4 parents are names
+    # How parents and children name a task: 1.5 by id; 1.3/1.4 by name (a task
+    # without one is named by its key). Never both: one task's id may be another's name.
+    refs: dict[str, str] = {}
     if "specification" in wf:  # schema 1.5
         spec = wf["specification"]
         if not isinstance(spec, Mapping):
@@ -134,7 +138,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             if key in parents:
                 raise _fail(label, f"{where}.id", f"duplicate task {key!r}")
             ids.append(key)
-            aliases.setdefault(str(task.get("name", key)), key)
+            refs[key] = key
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
             children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             for kind, store in (("outputFiles", outputs), ("inputFiles", inputs)):
@@ -162,7 +166,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             if key in parents:
                 raise _fail(label, f"{where}.id", f"duplicate task {key!r}")
             ids.append(key)
-            aliases.setdefault(str(task.get("name", key)), key)
+            refs.setdefault(str(task.get("name", key)), key)
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
             children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             field = "runtimeInSeconds" if "runtimeInSeconds" in task else "runtime"
@@ -190,14 +194,14 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     for key in ids:
         resolved[key] = []
         for parent in parents[key]:
-            pid = parent if parent in parents else aliases.get(str(parent))
+            pid = refs.get(str(parent))
             if pid is None:
                 raise _fail(label, f"task {key!r}", f"unknown parent {parent!r}")
             if pid not in resolved[key]:
                 resolved[key].append(pid)
     for key in ids:
         for child in children[key]:
-            cid = child if child in parents else aliases.get(str(child))
+            cid = refs.get(str(child))
             if cid is None:
                 raise _fail(label, f"task {key!r}", f"unknown child {child!r}")
             if key not in resolved[cid]:
