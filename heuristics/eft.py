@@ -191,7 +191,10 @@ class ScheduleBuilder:
         self._gs = np.full((n_procs, _INITIAL_GAP_SLOTS), np.inf)
         self._ge = np.full((n_procs, _INITIAL_GAP_SLOTS), -np.inf)
         self._n_gaps = np.zeros(n_procs, dtype=np.int64)
-        self._max_len = np.full(n_procs, -np.inf)  # longest gap of each processor
+        # Longest gap of each processor, read with two ulps of its end to spare: the
+        # fit test is ``start + d <= end``, and ``a + d == b`` in floats does not
+        # imply ``b - a >= d``, so the plain length could rule out an exact fit.
+        self._max_len = np.full(n_procs, -np.inf)
         self._last_end = np.full(n_procs, -np.inf)  # latest gap end of each processor
         # Ports or links under the single-port and contention models (None: delay).
         self._net = None
@@ -403,7 +406,8 @@ class ScheduleBuilder:
         if self.insertion:
             # A gap of processor q can hold the task only if it is long enough and
             # ends late enough: two O(P) tests rule out most processors.
-            cand = (self._max_len >= d) & (self._last_end - d >= ready)
+            # (Both in the fit test's own terms, so no gap that fits is ruled out.)
+            cand = (self._max_len >= d) & (ready + d <= self._last_end)
             if cand.any():
                 rows = np.flatnonzero(cand)
                 width = int(self._n_gaps[rows].max())
@@ -513,7 +517,7 @@ class ScheduleBuilder:
         k = int(self._n_gaps[p])
         gs, ge = self._gs[p], self._ge[p]  # again: _add_gap may have grown the arrays
         if k:
-            self._max_len[p] = (ge[:k] - gs[:k]).max()
+            self._max_len[p] = _spared(ge[:k] - gs[:k], ge[:k]).max()
             self._last_end[p] = ge[:k].max()
         else:
             self._max_len[p] = self._last_end[p] = -np.inf
@@ -539,10 +543,22 @@ class ScheduleBuilder:
         self._gs[p, k] = a
         self._ge[p, k] = b
         self._n_gaps[p] = k + 1
-        if b - a > self._max_len[p]:
-            self._max_len[p] = b - a
+        length = float(_spared(b - a, b))
+        if length > self._max_len[p]:
+            self._max_len[p] = length
         if b > self._last_end[p]:
             self._last_end[p] = b
+
+
+def _spared(length: float | np.ndarray, end: float | np.ndarray) -> float | np.ndarray:
+    """A gap's length with two ulps of its end added (see ``ScheduleBuilder._max_len``).
+
+    >>> a, d = 3668.4220774072655, 2858.4670664823175
+    >>> b = a + d
+    >>> b - a >= d, bool(_spared(b - a, b) >= d)
+    (False, True)
+    """
+    return length + 2 * np.spacing(np.abs(end))
 
 
 def min_eft(builder: ScheduleBuilder, task: int) -> int:
@@ -713,7 +729,7 @@ def column_starts(
             ge = builder._ge[processor, :k]
             # Only gaps long enough for the shortest task and ending late enough
             # for the earliest ready time can hold any of them.
-            useful = (ge - gs >= d.min()) & (ge - d.min() >= ready.min())
+            useful = (_spared(ge - gs, ge) >= d.min()) & (ready.min() + d.min() <= ge)
             gs, ge = gs[useful], ge[useful]
             k = len(gs)
             step = max(1, 2_000_000 // max(k, 1))
@@ -765,7 +781,7 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
     if (
         builder.insertion
         and builder._max_len[processor] >= d
-        and builder._last_end[processor] - d >= ready
+        and ready + d <= builder._last_end[processor]
     ):
         k = int(builder._n_gaps[processor])
         begin = np.maximum(builder._gs[processor, :k], ready)

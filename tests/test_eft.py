@@ -1,9 +1,12 @@
 """Tests of the shared insertion-based EFT engine (heuristics.eft)."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from exactsched import MethodError, Problem, validate
+from exactsched import MethodError, Problem, solve, validate
 from exactsched.generators import TOPOLOGIES, random_instance
 from heuristics.eft import ScheduleBuilder, list_schedule, min_eft
 
@@ -85,7 +88,8 @@ def test_gap_found_after_growth_during_split():
         b.place(i, 0, start=10.0 * (i + 1))
     b.place(4, 0, start=12.0)  # splits [11, 20) into [11, 12) and [13, 20)
     assert len(b.gaps(0)) == 5
-    assert b._max_len[0] == 10.0  # noqa: SLF001  (the gap [0, 10))
+    # the gap [0, 10), read with two ulps of its end to spare (exact fits in floats)
+    assert b._max_len[0] == 10.0 + 2 * np.spacing(10.0)  # noqa: SLF001
     b.place(5, 0, start=0.0)
     assert b.eft(6)[0].tolist() == [1.0]
 
@@ -393,3 +397,49 @@ def test_select_may_modify_the_arrays_it_gets():
     s = list_schedule(p, [2.0, 1.0], select=select)
     assert validate(p, s) == []
     assert s == list_schedule(p, [2.0, 1.0])
+
+
+# ---- exact fits in floating point (outside heuristics audit, session 12) ----------------
+
+EXACT_FIT = Path(__file__).parent / "data" / "eft-exact-fit"
+
+
+def test_a_task_that_fits_a_gap_exactly_in_floats_goes_into_it():
+    """``a + d == b`` in floats while ``b - a < d``: the gap [0, b) holds y exactly.
+
+    The prefilters read the gap's length ``b - a`` and ruled the gap out, so y went
+    after the processor's last task (makespan 17958.44 instead of 14399.97).
+    """
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}, {"id": "p2"}]},
+        "tasks": [
+            {"id": "z", "cost": 6526.889143889583, "processors": ["p2"]},
+            {"id": "a", "cost": 3668.4220774072655, "processors": ["p1"]},
+            {"id": "x", "cost": 3573.0838331028967, "processors": ["p0"]},
+            {"id": "y", "cost": 2858.4670664823175, "processors": ["p0"]},
+            {"id": "v", "cost": 4300, "processors": ["p2"]},
+            {"id": "w", "cost": 5000, "processors": ["p1"]},
+        ],
+        "edges": [
+            {"src": "z", "dst": "x"}, {"src": "a", "dst": "y"},
+            {"src": "x", "dst": "v"}, {"src": "y", "dst": "w"},
+        ],
+    }  # fmt: skip
+    problem = Problem.from_json(doc)
+    assert 3668.4220774072655 + 2858.4670664823175 == 6526.889143889583
+    assert 6526.889143889583 - 3668.4220774072655 < 2858.4670664823175
+    schedule = solve(problem, "heft").schedule
+    assert validate(problem, schedule) == []
+    assert schedule["y"].start == 3668.4220774072655 and schedule.makespan == 14399.97297699248
+
+
+def test_an_exact_fit_found_by_the_random_comparison():
+    """Integer data over bandwidth 0.257: t40 fits p0's gap ending at 64.0194... exactly."""
+    problem = Problem.from_json(
+        json.loads((EXACT_FIT / "integer-data-bandwidth-0.257.json").read_text())
+    )
+    schedule = solve(problem, "heft").schedule
+    assert validate(problem, schedule) == []
+    assert schedule["t40"].start == pytest.approx(55.019455252918284, rel=1e-15)
+    assert schedule.makespan == pytest.approx(86.01945525291828, rel=1e-15)
