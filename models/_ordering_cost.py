@@ -301,17 +301,18 @@ class BatchSchedule:
         Its idle gaps are the non-empty ones before the last busy interval
         (touching intervals leave none, so a sub-ulp task, whose float end equals
         its start, is not squeezed in between), and a processor's gaps are tried
-        only if its longest gap is at least ``d`` and its latest gap end minus
-        ``d`` is at least the ready time: in floats these can differ from the
-        per-gap test ``begin + d <= gap end`` by a rounding (a cost below a float
-        step of the times: 2e15 + 0.009 is 2e15).
+        only if its longest gap, read with two ulps of its end to spare, is at
+        least ``d`` and ``ready + d`` is at most its latest gap end (the same
+        prefilters, in the fit test's own terms: ``a + d == b`` in floats does not
+        imply ``b - a >= d``, and 2e15 + 0.009 is 2e15).
         """
         gap = np.isfinite(next_start) & (prev_end < next_start)
         begin[~gap] = np.inf
         with np.errstate(invalid="ignore"):  # inf - inf in the padding, masked out
-            longest = np.where(gap, next_start - prev_end, -np.inf).max(axis=2)
+            spared = next_start - prev_end + 2 * np.spacing(np.abs(next_start))
+            longest = np.where(gap, spared, -np.inf).max(axis=2)
         last_end = np.where(gap, next_start, -np.inf).max(axis=2)
-        fits = (longest >= d) & (last_end - d >= ready)
+        fits = (longest >= d) & (ready + d <= last_end)
         est = np.where(fits, begin.min(axis=2), np.inf)
         return np.minimum(est, np.maximum(self._last, ready))
 

@@ -199,6 +199,7 @@ def ordering_costs(
     o = np.asarray(orderings, dtype=np.int64)
     if o.ndim != 2 or o.shape[1] != problem.n_tasks:
         raise MethodError(f"orderings: shape {o.shape}, expected (rows, {problem.n_tasks})")
+    _check_legal(problem, o)
     m = _mapping_or_none(problem, mapping, objective)
     if objective == "network":
         return network_costs(o, pair_costs(problem, m, weight))
@@ -206,6 +207,35 @@ def ordering_costs(
     for k in range(o.shape[1]):
         batch.step(o[:, k], None if m is None else m[o[:, k]])
     return batch.makespan()
+
+
+def _check_legal(problem: Problem, o: np.ndarray) -> None:
+    """Refuse a row that is not a legal ordering: each task once, every arc forwards.
+
+    A row of repeated or out-of-range tasks would otherwise be costed (or fail in
+    numpy); one against an arc would get the cost of an order no schedule has.
+    """
+    n = problem.n_tasks
+    if len(o) == 0:
+        return
+    if o.min() < 0 or o.max() >= n:
+        raise MethodError(f"orderings: task indices must lie in 0..{n - 1}")
+    pos = np.full(o.shape, -1, dtype=np.int64)
+    rows = np.arange(len(o))[:, None]
+    pos[rows, o] = np.arange(n)[None, :]
+    if (pos < 0).any():
+        row = int(np.flatnonzero((pos < 0).any(axis=1))[0])
+        raise MethodError(f"orderings: row {row} does not hold each of the {n} tasks once")
+    src, dst = problem.arc_src, problem.arc_dst
+    if len(src):
+        back = pos[:, src] > pos[:, dst]
+        if back.any():
+            row, arc = (int(v[0]) for v in np.nonzero(back))
+            ids = problem.task_ids
+            raise MethodError(
+                f"orderings: row {row} puts task {ids[dst[arc]]!r} before its predecessor "
+                f"{ids[src[arc]]!r} (not a legal ordering)"
+            )
 
 
 def ordering_schedule(

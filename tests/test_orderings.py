@@ -264,3 +264,21 @@ def test_counts_beyond_2_to_the_100_are_exact():
     p = Problem.from_lists([1] * n, edges, n_processors=1)
     expected = math.factorial(chains * length) // math.factorial(length) ** chains
     assert count_legal(p) == expected
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([[1, 0]], "puts task 't1' before its predecessor 't0'"),
+        ([[0, 0]], "does not hold each of the 2 tasks once"),
+        ([[0, 5]], r"task indices must lie in 0\.\.1"),
+    ],
+)
+@pytest.mark.parametrize("objective", ["makespan", "network"])
+def test_ordering_costs_refuses_rows_that_are_not_legal_orderings(rows, message, objective):
+    """Outside orderings audit (session 12): such rows were costed, or failed in numpy."""
+    from models.orderings import ordering_costs
+
+    problem = Problem.from_lists([[2, 3], [1, 1]], [(0, 1, 4)])
+    with pytest.raises(MethodError, match=message):
+        ordering_costs(problem, np.array(rows), objective, mapping=[0, 1])
