@@ -310,3 +310,17 @@ def test_layered_p_zero_still_has_edges():
 
     arcs = layered_dag(40, 6, 0.0, seed=0)
     assert len(arcs) > 0
+
+
+# ---- CLI robustness audit (session 12): devices read as STG, DOT or WfCommons ----------
+
+
+@pytest.mark.parametrize("command", ["generate", "convert"])
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_as_workload_input_is_one_line(capsys, tmp_path, command, device):
+    """``generate stg /dev/zero`` filled memory until killed; now refused at the first NUL."""
+    out = tmp_path / "z.json"
+    argv = ["generate", "stg", device] if command == "generate" else ["convert", device]
+    status, _, err = run(capsys, *argv, "--platform", "fully-connected:2", "-o", str(out))
+    assert status == 2 and not out.exists()
+    assert one_error_line(err).startswith(f"exactsched: error: {device}: ")

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from exactsched.errors import InstanceError
-from exactsched.instance import refuse_if_not_a_file
+from exactsched.instance import _read_text, refuse_if_not_a_file
 
 __all__ = ["read_source"]
 
@@ -30,9 +30,13 @@ def read_source(
     path = Path(source)
     refuse_if_not_a_file(path)
     try:
-        with open(path, encoding="utf-8", newline=newline) as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
+        # The instance reader's bounded read: /dev/zero, /dev/urandom and binaries
+        # are refused at their first NUL byte, and nothing past 1 GiB is loaded.
+        text = _read_text(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = reason.replace("not a JSON text file", "not a text file")  # STG, DOT too
         raise InstanceError(f"{path}: cannot read file: {reason}") from None
+    if newline is None:  # universal newlines, as open() reads them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text, str(path), path
