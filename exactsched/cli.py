@@ -332,11 +332,27 @@ def _output_error(exc: OSError) -> OutputError:
     return error
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is an interrupt, or an error an interrupt caused.
+
+    Ctrl-C while OR-Tools loads its extension surfaces as ``ImportError:
+    initialization failed`` raised from the ``KeyboardInterrupt`` (an outside audit
+    saw exit 3 there); the chain of causes tells it from a real import failure.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
+
+
 def _error_status(exc: BaseException, command: str) -> tuple[int, str | None]:
     """The exit status and one-line message of an error escaping a command."""
     if isinstance(exc, SystemExit):  # a command chose its status (it printed its reason)
         return _exit_code(exc), None
-    if isinstance(exc, KeyboardInterrupt):
+    if _interrupted(exc):
         return EXIT_INTERRUPTED, "interrupted"
     if isinstance(exc, OutputError):
         _silence_stdout()

@@ -77,3 +77,18 @@ def test_ctrl_c_as_the_solve_starts_is_not_lost():
     assert done.returncode == 0, done.stderr[-300:]
     assert lines.count("interrupted") == 5, done.stdout
     assert all(float(s) < 5 for s in lines[1::2]), done.stdout
+
+
+def test_an_error_an_interrupt_caused_is_an_interrupt():
+    """Ctrl-C while OR-Tools loads: ``ImportError`` raised from the interrupt (CLI audit)."""
+    from exactsched.cli import EXIT_INTERRUPTED, _error_status
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise ImportError("initialization failed") from interrupt
+    except ImportError as exc:
+        assert _error_status(exc, "solve") == (EXIT_INTERRUPTED, "interrupted")
+    status, message = _error_status(ImportError("initialization failed"), "solve")
+    assert status == 3 and "internal error" in message  # a real import failure stays a bug

@@ -400,3 +400,14 @@ def exactsched_solve_makespan(method: str) -> float:
     from exactsched import solve
 
     return solve(load_problem(TOPCUOGLU, None), method).makespan
+
+
+def test_a_device_as_database_is_refused_before_sqlite_writes_beside_it(capsys):
+    """``--db /dev/full`` left ``/dev/full-journal`` behind (CLI robustness audit)."""
+    import os
+
+    existed = os.path.exists("/dev/full-journal")
+    status, _, err = run(capsys, ["compare", TOPCUOGLU, "--db", "/dev/full", *FAST])
+    assert_one_line(status, err)
+    assert "--db /dev/full: not a regular file" in err
+    assert os.path.exists("/dev/full-journal") == existed

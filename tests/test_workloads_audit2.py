@@ -324,3 +324,12 @@ def test_a_device_as_workload_input_is_one_line(capsys, tmp_path, command, devic
     status, _, err = run(capsys, *argv, "--platform", "fully-connected:2", "-o", str(out))
     assert status == 2 and not out.exists()
     assert one_error_line(err).startswith(f"exactsched: error: {device}: ")
+
+
+def test_an_stg_error_quotes_a_short_excerpt(capsys, tmp_path):
+    """A 5 MB token was echoed whole on standard error (CLI robustness audit)."""
+    path = tmp_path / "huge.stg"
+    path.write_text("3\n0 0 0\n1 " + "x" * 5_000_000 + " 0\n")
+    status, _, err = run(capsys, "info", str(path), "--platform", "fully-connected:2")
+    line = one_error_line(err)
+    assert status == 2 and len(line) < 300 and "(5000000 characters)" in line

@@ -89,11 +89,22 @@ def _int(token: str, line: int, label: str, what: str) -> int:
         value = int(token)
     except ValueError:
         raise InstanceError(
-            f"{label}:{line}: {what}: expected an integer, got {token!r}"
+            f"{label}:{line}: {what}: expected an integer, got {_excerpt(token)}"
         ) from None
     if value < 0:
         raise InstanceError(f"{label}:{line}: {what}: negative value {value}")
     return value
+
+
+def _excerpt(text: str, limit: int = 40) -> str:
+    """``text`` quoted, cut to ``limit`` characters: an error is one short line.
+
+    >>> _excerpt("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (100 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}"[:-1] + f"...' ({len(text)} characters)"
 
 
 def _default_name(path: Path | None) -> str:
@@ -399,7 +410,7 @@ def read_stg_optima(csv_path: str | os.PathLike[str]) -> list[StgOptimum]:
         fields = [f.strip() for f in line.split(",")]
         if len(fields) not in (3, 4) or not fields[0]:
             raise InstanceError(
-                f"{label}:{number}: expected 'file,P,OPT' or 'file,P,LB,UB', got {line!r}"
+                f"{label}:{number}: expected 'file,P,OPT' or 'file,P,LB,UB', got {_excerpt(line)}"
             )
         n_procs = _int(fields[1], number, label, "P")
         values = [_int(f, number, label, "bound") for f in fields[2:]]
