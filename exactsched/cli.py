@@ -529,7 +529,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"{args.instance}: valid instance ({problem.n_tasks} tasks)")
         return EXIT_OK
     schedule = load_schedule(args.schedule, check_makespan=False)  # validate judges it
-    violations = validate(problem, schedule)
+    violations = validate(problem, schedule) + _claim_violations(args.schedule, schedule)
     if args.json:
         _emit({"valid": not violations, "makespan": schedule.makespan, "violations": violations})
     elif violations:
@@ -539,6 +539,37 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     else:
         print(f"{args.schedule}: valid schedule, makespan {number_text(schedule.makespan)}")
     return EXIT_INVALID if violations else EXIT_OK
+
+
+def _claim_violations(path: str, schedule: Any) -> list[str]:
+    """What a schedule file claims beside its schedule that cannot be true.
+
+    A ``lower_bound`` above the schedule's own makespan (beyond float noise) is no
+    lower bound, and a ``status`` outside the format's four words says nothing; the
+    referee judges the schedule, and these two claims need nothing else to refute
+    (an outside audit found both passed as "valid").
+    """
+    from exactsched.instance import read_json
+    from exactsched.result import Status
+    from exactsched.validate import float_noise
+
+    document = read_json(path)
+    if not isinstance(document, dict):
+        return []
+    out = []
+    bound = document.get("lower_bound")
+    makespan = float(schedule.makespan)
+    numeric = isinstance(bound, int | float) and not isinstance(bound, bool)
+    if numeric and math.isfinite(bound) and bound - makespan > float_noise(bound, makespan):
+        out.append(
+            f"lower_bound: {number_text(bound)} is above the schedule's own makespan "
+            f"{number_text(makespan)}, so it bounds nothing"
+        )
+    status = document.get("status")
+    known = [s.value for s in Status]
+    if "status" in document and status not in known:
+        out.append(f"status: {status!r} is not one of {', '.join(known)}")
+    return out
 
 
 # ---- solve ------------------------------------------------------------------------

@@ -357,3 +357,23 @@ def test_info_says_why_the_path_load_bound_is_missing(capsys, tmp_path):
     assert "path_load n/a: 6 processor classes (runs for 2 to 4)" in out
     assert main(["info", EXAMPLE]) == 0
     assert "path_load 57.5766" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        ({"lower_bound": 90}, "lower_bound: 90 is above the schedule's own makespan 80"),
+        ({"status": "bogus"}, "status: 'bogus' is not one of optimal, feasible"),
+    ],
+)
+def test_validate_refutes_claims_a_schedule_file_cannot_hold(capsys, tmp_path, claims, message):
+    """A bound above the makespan, an unknown status: both passed as valid (CLI audit)."""
+    status, out, _ = run(capsys, "solve", str(EXAMPLE), "-m", "heft", "--json")
+    doc = {**json.loads(out), **claims}
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc))
+    status, out, _ = run(capsys, "validate", str(EXAMPLE), str(path))
+    assert status == 1 and message in out
+    doc.pop(next(iter(claims)))
+    path.write_text(json.dumps(doc))
+    assert run(capsys, "validate", str(EXAMPLE), str(path))[0] == 0
