@@ -73,19 +73,6 @@ def test_a_moved_then_edited_file_leaves_one_instance_with_the_new_numbers(capsy
         assert "" not in superseded_keys(store)
 
 
-def test_a_deleted_file_in_a_rescanned_folder_is_superseded(capsys, tmp_path):
-    study, db = tmp_path / "s", tmp_path / "s.sqlite"
-    study.mkdir()
-    shutil.copy(TOPCUOGLU, study / "a.json")
-    shutil.copy(MESH12, study / "b.json")
-    _compare(capsys, db, study)
-    (study / "b.json").unlink()
-    _compare(capsys, db, study)
-    gone = instance_key(load_problem(MESH12))
-    assert superseded_keys(db) == {gone}
-    assert gone not in {r["instance_key"] for r in load_rows(db)}
-
-
 def test_a_copy_in_an_unscanned_folder_that_still_exists_stays_current(capsys, tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -100,15 +87,17 @@ def test_a_copy_in_an_unscanned_folder_that_still_exists_stays_current(capsys, t
     assert len(keys) == 2 and not superseded_keys(db)
 
 
-def test_a_file_that_comes_back_is_current_again(capsys, tmp_path):
+def test_a_deleted_file_is_superseded_and_current_again_when_it_comes_back(capsys, tmp_path):
     study, db = tmp_path / "s", tmp_path / "s.sqlite"
     study.mkdir()
     shutil.copy(TOPCUOGLU, study / "a.json")
     shutil.copy(MESH12, study / "b.json")
     _compare(capsys, db, study)
     (study / "b.json").unlink()
-    _compare(capsys, db, study)
-    assert superseded_keys(db)
+    _compare(capsys, db, study)  # the folder is scanned again: b.json is gone
+    gone = instance_key(load_problem(MESH12))
+    assert superseded_keys(db) == {gone}
+    assert gone not in {r["instance_key"] for r in load_rows(db)}
     shutil.copy(MESH12, study / "b.json")
     _compare(capsys, db, study)
     assert not superseded_keys(db)
