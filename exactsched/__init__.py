@@ -23,7 +23,13 @@ from exactsched.errors import (
     ScheduleError,
 )
 from exactsched.instance import load_instance, parse_instance
-from exactsched.metrics import failed, minimal_serial_time, schedule_length_ratio, speedup
+from exactsched.metrics import (
+    failed,
+    minimal_serial_time,
+    schedule_length_ratio,
+    slr_cp_min,
+    speedup,
+)
 from exactsched.problem import Problem
 from exactsched.registry import MethodInfo, available_methods, get_method, register, solve
 from exactsched.result import Result, Status
@@ -58,6 +64,7 @@ __all__ = [
     "parse_instance",
     "register",
     "schedule_length_ratio",
+    "slr_cp_min",
     "solve",
     "speedup",
     "validate",

@@ -8,10 +8,10 @@ References
 
 from __future__ import annotations
 
-from exactsched.bounds import optimistic_critical_path
+from exactsched.bounds import critical_path_bound, optimistic_critical_path
 from exactsched.problem import Problem
 
-__all__ = ["minimal_serial_time", "speedup", "schedule_length_ratio", "failed"]
+__all__ = ["minimal_serial_time", "speedup", "schedule_length_ratio", "slr_cp_min", "failed"]
 
 
 def minimal_serial_time(problem: Problem) -> float:
@@ -39,6 +39,25 @@ def speedup(problem: Problem, makespan: float) -> float:
 def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1)."""
     cp = optimistic_critical_path(problem)
+    return makespan / cp if cp > 0 else (1.0 if makespan == 0 else float("inf"))
+
+
+def slr_cp_min(problem: Problem, makespan: float) -> float:
+    """Makespan over the least costs along ``CP_MIN`` (Topcuoglu et al. 2002, SLR).
+
+    The HEFT paper's SLR: its denominator is the critical path of least costs
+    without communication (:func:`~exactsched.bounds.critical_path_bound`), so it
+    is at least :func:`schedule_length_ratio`, which also counts the least
+    communication; use this one to compare with the papers' figures.
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> round(slr_cp_min(p, 80), 3), round(schedule_length_ratio(p, 80), 3)
+    (1.951, 1.481)
+    """
+    cp = critical_path_bound(problem)
     return makespan / cp if cp > 0 else (1.0 if makespan == 0 else float("inf"))
 
 

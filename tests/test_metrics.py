@@ -70,3 +70,18 @@ def test_metrics_of_heft_on_the_paper_example():
     assert speedup(problem, 80) == pytest.approx(127 / 80)
     assert schedule_length_ratio(problem, 80) >= 1
     assert not failed(problem, 80)
+
+
+def test_the_heft_papers_slr_on_its_example():
+    """Topcuoglu et al.: HEFT's 80 over CP_MIN's 41 (metric audit, session 12)."""
+    import exactsched
+
+    p = exactsched.load_instance(
+        str(
+            __import__("pathlib").Path(__file__).resolve().parents[1]
+            / "examples"
+            / "topcuoglu2002.json"
+        )
+    )
+    assert exactsched.slr_cp_min(p, 80) == 80 / 41
+    assert exactsched.slr_cp_min(p, 80) > exactsched.schedule_length_ratio(p, 80)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from exactsched.workloads.dot import read_dot
 from exactsched.workloads.stg import read_stg
 from exactsched.workloads.weights import CCRRoundingError, ccr, scaled_data
 from exactsched.workloads.wfcommons import read_wfcommons
+
+ROOT_EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run(capsys, *argv):
@@ -333,3 +336,15 @@ def test_an_stg_error_quotes_a_short_excerpt(capsys, tmp_path):
     status, _, err = run(capsys, "info", str(path), "--platform", "fully-connected:2")
     line = one_error_line(err)
     assert status == 2 and len(line) < 300 and "(5000000 characters)" in line
+
+
+def test_ccr_counts_data_edges_not_order_pairs():
+    """Order pairs carry nothing; they were averaged in (metric audit, session 12)."""
+    from exactsched.workloads import scale_to_ccr
+
+    problem = load_instance(str(ROOT_EXAMPLES / "mesh-isolation.json"))
+    assert problem.n_edges > len(problem.edge_src)  # the example has order pairs
+    assert ccr(problem) == pytest.approx(problem.ccr(), rel=1e-12)
+    assert ccr(problem, "comp/comm") == pytest.approx(1 / problem.ccr(), rel=1e-12)
+    scaled = scale_to_ccr(problem, 2.0, "comp/comm")
+    assert ccr(scaled, "comp/comm") == pytest.approx(2.0, rel=1e-6)

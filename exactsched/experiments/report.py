@@ -118,8 +118,8 @@ def summary_legend(summary: Sequence[dict[str, Any]] = ()) -> list[str]:
         "optimum found: runs that reached the certified optimum / runs on instances with one",
         "APD, WPD: average and worst percentage above the best heuristic on each instance; "
         "wins: instances where it is the best heuristic, ties included (McSweeney 2019, 4.2.2)",
-        "> serial time: valid schedules longer than the minimal serial time (every task on "
-        "its best single processor), McSweeney's 'failures'; not errors",
+        "> serial time: valid schedules longer than the minimal serial time (all tasks on "
+        "the one processor that runs them fastest), McSweeney's 'failures'; not errors",
         "refused: the method does not apply to the instance (not-applicable); refused runs "
         "count in no denominator",
         "errors: runs that raised, crashed, ran past their deadline or gave an invalid schedule",

@@ -338,7 +338,9 @@ def _ccr_parts(problem: Problem) -> tuple[np.ndarray, float, np.ndarray]:
     """Per-edge mean delay factor (mean hops), per-task computation, mean hops."""
     n_procs = problem.n_processors
     mean_hops = float(problem.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
-    return problem.mean_cost(), mean_hops, problem.arc_unit[: problem.n_edges]
+    # Data edges only (the first len(edge_src) arcs): order pairs carry nothing, and
+    # Problem.ccr, info and the generators average over the edges alone.
+    return problem.mean_cost(), mean_hops, problem.arc_unit[: len(problem.edge_src)]
 
 
 def ccr(problem: Problem, definition: str = "comm/comp") -> float:
