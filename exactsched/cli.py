@@ -518,7 +518,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from exactsched.schedule import load_schedule
+    from exactsched.instance import _read_json
+    from exactsched.schedule import Schedule, ScheduleError
     from exactsched.validate import validate
 
     problem = _load(args)
@@ -528,8 +529,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         else:
             print(f"{args.instance}: valid instance ({problem.n_tasks} tasks)")
         return EXIT_OK
-    schedule = load_schedule(args.schedule, check_makespan=False)  # validate judges it
-    violations = validate(problem, schedule) + _claim_violations(args.schedule, schedule)
+    document = _read_json(args.schedule, ScheduleError)  # read once: schedule and claims
+    schedule = Schedule.from_json(document, check_makespan=False)  # validate judges it
+    violations = validate(problem, schedule) + _claim_violations(document, schedule)
     if args.json:
         _emit({"valid": not violations, "makespan": schedule.makespan, "violations": violations})
     elif violations:
@@ -541,7 +543,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if violations else EXIT_OK
 
 
-def _claim_violations(path: str, schedule: Any) -> list[str]:
+def _claim_violations(document: dict[str, Any], schedule: Any) -> list[str]:
     """What a schedule file claims beside its schedule that cannot be true.
 
     A ``lower_bound`` above the schedule's own makespan (beyond float noise) is no
@@ -549,14 +551,10 @@ def _claim_violations(path: str, schedule: Any) -> list[str]:
     referee judges the schedule, and these two claims need nothing else to refute
     (an outside audit found both passed as "valid").
     """
-    from exactsched.instance import read_json
     from exactsched.result import Status
     from exactsched.validate import float_noise
 
-    document = read_json(path)
-    if not isinstance(document, dict):
-        return []
-    out = []
+    out = []  # ``document`` is an object: Schedule.from_json refused anything else
     bound = document.get("lower_bound")
     makespan = float(schedule.makespan)
     numeric = isinstance(bound, int | float) and not isinstance(bound, bool)

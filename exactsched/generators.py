@@ -624,7 +624,7 @@ def random_workload(
     >>> round(ccr(q, "comp/comm"), 6)
     10.0
     """
-    from exactsched.errors import MethodError
+    from exactsched.errors import InstanceError, MethodError
     from exactsched.workloads import weights as w
     from exactsched.workloads.platforms import resolve_platform
 
@@ -677,6 +677,7 @@ def random_workload(
             {"id": ids[i], "cost": [num(c) for c in row]} for i, row in enumerate(costs.tolist())
         ]
     dummy_arc = np.array([bool(zero[a] or zero[b]) for a, b in arcs], dtype=bool)
+    scaled: float | None = None  # the CCR the data were scaled to, if any
     bandwidth = float(spec.network.get("bandwidth", 1))
     if data is not None:
         if by_type is None:
@@ -710,10 +711,7 @@ def random_workload(
                 latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
                 integral=integral, zero=dummy_arc,
             )  # fmt: skip
-            _check_serial_sum(tasks, amounts, spec, target)
-    # Dummy arcs carry nothing, also where scaling had no other data to scale (it
-    # turns all-zero data into ones first).
-    amounts = np.where(dummy_arc, 0.0, amounts) if len(arcs) else amounts
+            scaled = target
     values = [int(d) if integral else float(d) for d in amounts.tolist()]
     doc = {
         "format": "exactsched/instance@1",
@@ -725,33 +723,16 @@ def random_workload(
             for (a, b), d in zip(arcs, values, strict=True)
         ],
     }
-    return Problem.from_json(doc)
-
-
-def _check_serial_sum(
-    tasks: list[dict[str, Any]], amounts: np.ndarray, spec: Any, target: float
-) -> None:
-    """Refuse a CCR whose scaled data overflow the instance's serial schedule.
-
-    The instance parser adds every largest cost and every longest delay (its
-    magnitude check); left to it, the refusal would name an edge, not the CCR.
-    """
-    from exactsched.errors import MethodError
-
-    network = spec.network
-    latency = float(network.get("latency", 0))
-    bandwidth = float(network.get("bandwidth", 1))
-    max_hop = float(spec.hops.max()) if spec.hops.size else 0.0
-    costs = [
-        max(c["cost"].values()) if isinstance(c["cost"], dict) else max(c["cost"]) for c in tasks
-    ]
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = float(np.sum(costs)) + float(np.sum((latency + amounts / bandwidth) * max_hop))
-    if not np.isfinite(total):
-        raise MethodError(
-            f"ccr: the target {target:g} is too large: the edge data it needs add up, with "
-            "the costs, to more than the largest float (1.8e308)"
-        )
+    try:
+        return Problem.from_json(doc)
+    except InstanceError as exc:
+        # The parser's magnitude check names an edge; the cause is the CCR asked for.
+        if scaled is not None and "communication delays add up" in str(exc):
+            raise MethodError(
+                f"ccr: the target {scaled:g} is too large: the edge data it needs add up, "
+                "with the costs, to more than the largest float (1.8e308)"
+            ) from None
+        raise
 
 
 def topcuoglu_instance(

@@ -133,7 +133,7 @@ MAX_FILE_BYTES = 1 << 30
 _CHUNK = 1 << 20
 
 
-def _read_text(path: str | os.PathLike[str]) -> bytes:
+def _read_text(path: str | os.PathLike[str], kind: str = "JSON text") -> bytes:
     """The bytes of a file, read in chunks: refuses NUL bytes and files above the cap.
 
     A NUL byte can never occur in JSON text, so ``/dev/zero``, binaries and
@@ -147,7 +147,7 @@ def _read_text(path: str | os.PathLike[str]) -> bytes:
     with Path(path).open("rb") as fh:
         while chunk := fh.read(_CHUNK):
             if b"\0" in chunk:
-                raise ValueError("not a JSON text file (it contains NUL bytes)")
+                raise ValueError(f"not a {kind} file (it contains NUL bytes)")
             size += len(chunk)
             if size > MAX_FILE_BYTES:
                 raise ValueError(f"larger than {MAX_FILE_BYTES >> 20} MiB")

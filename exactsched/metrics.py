@@ -38,8 +38,7 @@ def speedup(problem: Problem, makespan: float) -> float:
 
 def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1)."""
-    cp = optimistic_critical_path(problem)
-    return makespan / cp if cp > 0 else (1.0 if makespan == 0 else float("inf"))
+    return _over_path(makespan, optimistic_critical_path(problem))
 
 
 def slr_cp_min(problem: Problem, makespan: float) -> float:
@@ -57,7 +56,11 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
     >>> round(slr_cp_min(p, 80), 3), round(schedule_length_ratio(p, 80), 3)
     (1.951, 1.481)
     """
-    cp = critical_path_bound(problem)
+    return _over_path(makespan, critical_path_bound(problem))
+
+
+def _over_path(makespan: float, cp: float) -> float:
+    """``makespan / cp``; a path of length 0 gives 1 for an empty schedule, else inf."""
     return makespan / cp if cp > 0 else (1.0 if makespan == 0 else float("inf"))
 
 

@@ -48,6 +48,7 @@ References
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -543,7 +544,7 @@ class ScheduleBuilder:
         self._gs[p, k] = a
         self._ge[p, k] = b
         self._n_gaps[p] = k + 1
-        length = float(_spared(b - a, b))
+        length = (b - a) + 2 * math.ulp(b)  # _spared, for one finite gap end
         if length > self._max_len[p]:
             self._max_len[p] = length
         if b > self._last_end[p]:

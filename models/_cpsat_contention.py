@@ -270,11 +270,12 @@ def _extract(
     proc = np.array([next(q for q, lit in lits.items() if solver.value(lit)) for lits in x])
     begin = [_unscale(solver.value(s), scale) for s in start]
     messages = []
+    units = exact_units(problem)
     for (e, p, q), (y, ms) in sorted(stage_vars.items()):
         if not solver.value(y):
             continue
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        unit = _fraction(float(exact_units(problem)[e]))
+        unit = _fraction(float(units[e]))
         times = []
         for m, (_, w, name) in zip(ms, routing.route(p, q), strict=True):
             s = Fraction(solver.value(m), scale)

@@ -210,13 +210,18 @@ def _exact_units(problem: Problem) -> np.ndarray:
     if not (math.isfinite(latency) and math.isfinite(bandwidth) and bandwidth > 0):
         return units
     lat, bw = Fraction(repr(latency)), Fraction(repr(bandwidth))
-    for data in np.unique(problem.edge_data).tolist():
+    values, inverse = np.unique(problem.edge_data, return_inverse=True)
+    decimal = np.full(len(values), np.nan)  # per distinct datum; one pass over the edges
+    for k, data in enumerate(values.tolist()):
         if not math.isfinite(data):
             continue
         exact = lat + Fraction(repr(float(data))) / bw
         value = float(exact)
         if math.isfinite(value) and Fraction(repr(value)) == exact:
-            units[:n_edges][problem.edge_data == data] = value
+            decimal[k] = value
+    per_edge = decimal[inverse.ravel()]
+    held = ~np.isnan(per_edge)
+    units[:n_edges][held] = per_edge[held]
     return units
 
 

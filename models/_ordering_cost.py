@@ -280,7 +280,7 @@ class BatchSchedule:
             if self._s.exact:
                 est = begin.min(axis=2)
             else:
-                est = self._float_faithful(begin, prev_end, next_start, ready, d)
+                est = self._float_faithful(begin, prev_end, next_start, ready)
             zero = d == 0
             est[zero] = ready[zero]  # a zero-cost task occupies nothing
         else:
@@ -294,27 +294,19 @@ class BatchSchedule:
         prev_end: np.ndarray,
         next_start: np.ndarray,
         ready: np.ndarray,
-        d: np.ndarray,
     ) -> np.ndarray:
         """Earliest starts with ScheduleBuilder's float tests, for non-integer or huge data.
 
         Its idle gaps are the non-empty ones before the last busy interval
         (touching intervals leave none, so a sub-ulp task, whose float end equals
-        its start, is not squeezed in between), and a processor's gaps are tried
-        only if its longest gap, read with two ulps of its end to spare, is at
-        least ``d`` and ``ready + d`` is at most its latest gap end (the same
-        prefilters, in the fit test's own terms: ``a + d == b`` in floats does not
-        imply ``b - a >= d``, and 2e15 + 0.009 is 2e15).
+        its start, is not squeezed in between). ScheduleBuilder's prefilters (a
+        gap's length with two ulps of its end to spare, ``ready + d`` against the
+        latest gap end) pass every gap that fits, so the per-gap test alone gives
+        its starts.
         """
         gap = np.isfinite(next_start) & (prev_end < next_start)
         begin[~gap] = np.inf
-        with np.errstate(invalid="ignore"):  # inf - inf in the padding, masked out
-            spared = next_start - prev_end + 2 * np.spacing(np.abs(next_start))
-            longest = np.where(gap, spared, -np.inf).max(axis=2)
-        last_end = np.where(gap, next_start, -np.inf).max(axis=2)
-        fits = (longest >= d) & (ready + d <= last_end)
-        est = np.where(fits, begin.min(axis=2), np.inf)
-        return np.minimum(est, np.maximum(self._last, ready))
+        return np.minimum(begin.min(axis=2), np.maximum(self._last, ready))
 
     def _isolation(
         self, task: np.ndarray, est: np.ndarray, d: np.ndarray, allowed: np.ndarray

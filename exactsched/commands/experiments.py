@@ -223,10 +223,10 @@ def _check_db_writable(path: str) -> None:
     """
     if path == ":memory:":
         return
-    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-        # A device or a pipe: SQLite would write its journal beside it (/dev/full-journal).
-        raise MethodError(f"--db {path}: not a regular file (a study database is a file)")
     if os.path.exists(path) and not os.path.isfile(path):
+        if not os.path.isdir(path):
+            # A device or a pipe: SQLite would write its journal beside it (/dev/full-journal).
+            raise MethodError(f"--db {path}: not a regular file (a study database is a file)")
         return
     folder = os.path.dirname(os.path.abspath(path))
     where = f"--db {path}: cannot be written"

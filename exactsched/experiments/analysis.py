@@ -457,13 +457,12 @@ def load_rows(
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     wanted = None if keys is None else set(keys)
-    try:
-        with damaged_database(store.path):
-            rows, instances = _joined_rows(store, wanted, version, superseded or keys is not None)
-    finally:
-        if not isinstance(db, Store):
-            store.close()
     with damaged_database(store.path):
+        try:
+            rows, instances = _joined_rows(store, wanted, version, superseded or keys is not None)
+        finally:
+            if not isinstance(db, Store):
+                store.close()
         return _derived(rows, instances, distinguish=wanted is None)
 
 

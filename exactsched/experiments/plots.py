@@ -395,14 +395,14 @@ def _unbounded(rows: Sequence[dict[str, Any]], gap: str) -> set[str]:
     return {r["label"] for r in rows if r["kind"] != "exact" and value(r) == math.inf}
 
 
-def _note_unbounded(ax: Any, rows: Sequence[dict[str, Any]], gap: str = "gap_to_optimum") -> None:
+def _note_unbounded(ax: Any, unbounded: set[str]) -> None:
     """Name on the chart the heuristics left out for an infinite gap (a reference of 0).
 
     A log axis cannot show them, and leaving them out silently would hide the
     worst. They are left out whole: their finite gaps alone would draw a mean
     the tables (where the mean is infinite) contradict.
     """
-    left = sorted(printable(m) for m in _unbounded(rows, gap))
+    left = sorted(printable(m) for m in unbounded)
     if left:
         shown = ", ".join(left[:6]) + (f" and {len(left) - 6} more" if len(left) > 6 else "")
         ax.text(0.01, 0.98, f"not drawn, infinite gap (optimum 0): {shown}",
@@ -445,7 +445,7 @@ def gap_distributions(rows: Sequence[dict[str, Any]], *, title: str | None = Non
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0)
     ax.set_ylabel("gap to the certified optimum (%, log scale above 1 %)")
-    _note_unbounded(ax, rows)
+    _note_unbounded(ax, unbounded)
     n = len({r["instance_key"] for r in rows if r.get("optimum") is not None})
     ax.set_title(
         title or f"Gap to the optimum per heuristic ({n} instances with a certified optimum)",
@@ -499,7 +499,7 @@ def gap_against(
     ax.set_ylabel(
         "mean gap to the reference: certified optimum, else best known\n(%, log above 1 %)"
     )
-    _note_unbounded(ax, rows, "gap")
+    _note_unbounded(ax, unbounded)
     ax.set_title(
         title or f"Mean gap to the reference against {'CCR' if key == 'ccr' else key}",
         parse_math=False,

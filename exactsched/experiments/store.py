@@ -588,10 +588,7 @@ class Store:
         if "plans" not in tables:
             return dict(claimed), 0
         done = {tuple(r) for r in self._db.execute("SELECT instance, method, options FROM runs")}
-        reads = self.reads()
-        stale = {r.instance for r in reads if r.instance != GONE} - {
-            r.instance for r in current_reads(reads)
-        }
+        stale = stale_instances(self.reads())
         planned = {
             tuple(r)
             for r in self._db.execute("SELECT instance, method, options, version FROM plans")
@@ -1176,7 +1173,11 @@ def superseded_reads(reads: Sequence[Read], runs: Iterable[dict[str, Any]]) -> s
         The keys with rows and at least one read, none of them current
         (:func:`current_reads`).
     """
-    current = {r.instance for r in current_reads(reads)}
-    read = {r.instance for r in reads if r.instance != GONE}
     with_rows = {run["instance"] for run in runs}
-    return (read - current) & with_rows
+    return stale_instances(reads) & with_rows
+
+
+def stale_instances(reads: Sequence[Read]) -> set[str]:
+    """Instance keys read at least once and not current (gone markers left out)."""
+    read = {r.instance for r in reads if r.instance != GONE}
+    return read - {r.instance for r in current_reads(reads)}

@@ -502,15 +502,20 @@ def _plan(
 
     plan: list[tuple[tuple[str, str, str], Task]] = []
     seen: set[tuple[str, str, str]] = set()
+    # Per method once: its options do not depend on the instance (and a script's
+    # method is fingerprinted from its file, read once).
+    methods = []
+    for spec in specs:
+        minfo = get_method(spec.name)
+        methods.append((spec, minfo, run_options(minfo, dict(spec.options), **common)))
     for info in infos:
-        for spec in specs:
-            minfo = get_method(spec.name)
+        for spec, minfo, options in methods:
             task = Task(
                 instance=info.key,
                 document=info.document,
                 method=spec.name,
                 kind=minfo.kind,
-                options=run_options(minfo, dict(spec.options), **common),
+                options=dict(options),
                 threads=common["workers"] if minfo.kind == "exact" else 1,
                 deadline=deadline,
             )

@@ -32,10 +32,9 @@ def read_source(
     try:
         # The instance reader's bounded read: /dev/zero, /dev/urandom and binaries
         # are refused at their first NUL byte, and nothing past 1 GiB is loaded.
-        text = _read_text(path).decode("utf-8")
+        text = _read_text(path, "text").decode("utf-8")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        reason = reason.replace("not a JSON text file", "not a text file")  # STG, DOT too
         raise InstanceError(f"{path}: cannot read file: {reason}") from None
     if newline is None:  # universal newlines, as open() reads them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
