@@ -27,6 +27,7 @@ an upper bound only.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 
@@ -40,6 +41,7 @@ __all__ = [
     "order_from_times",
     "list_schedule",
     "horizon_schedule",
+    "heuristic_seconds",
     "heads_and_tails",
     "optimistic_paths",
 ]
@@ -202,21 +204,50 @@ _HORIZON_HEURISTICS = ("heft", "peft", "hoft", "hbmct", "rts")
 _LIST_MAX_TASKS = 200
 # Seconds of list_schedule per n^2 P (upper end of the measured 2-4e-6).
 _LIST_SECONDS = 4e-6
+# Estimated seconds per (n + e) P and per e P^2 (PEFT's and HOFT's tables), about
+# three times what was measured on 50-2000 tasks x 8-1024 processors.
+_HEURISTIC_SECONDS = {
+    "heft": (5e-6, 0.0),
+    "peft": (5e-6, 3e-8),
+    "hoft": (5e-6, 6e-8),
+    "hbmct": (5e-5, 0.0),
+    "rts": (5e-6, 0.0),
+}
+
+
+def heuristic_seconds(problem: Problem, method: str) -> float:
+    """A generous estimate of the seconds ``method`` takes, from the sizes alone.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[1, 2]] * 3, [(0, 1, 1), (1, 2, 1)])
+    >>> heuristic_seconds(p, "heft") < heuristic_seconds(p, "hbmct")
+    True
+    """
+    per_work, per_table = _HEURISTIC_SECONDS.get(method, (5e-5, 6e-8))
+    n_arcs = len(problem.arc_src)
+    n_procs = problem.n_processors
+    return per_work * (problem.n_tasks + n_arcs) * n_procs + per_table * n_arcs * n_procs**2
 
 
 def horizon_schedule(
-    problem: Problem, deadline: float | None = None, seed: int | None = 0
+    problem: Problem, budget: float | None = None, seed: int | None = 0
 ) -> tuple[Schedule, str]:
     """The shortest of :func:`list_schedule` and a few registered heuristics.
 
     The heuristics (``heft``, ``peft``, ``hoft``, ``hbmct``, ``rts``, when
     registered) are only trusted after :func:`exactsched.validate` accepts their
     schedule; one that fails or raises is skipped. Ties keep the earlier one.
-    ``seed`` goes to the randomised ones (``rts``), so the horizon, and with it
-    the MILP, is reproducible. Once ``deadline`` (a ``time.perf_counter()``
-    value) has passed, no further heuristic is started, and :func:`list_schedule`
-    only when its estimated time fits before it (the first schedule is always
-    computed).
+    ``seed`` goes to the randomised ones (``rts``).
+
+    ``budget`` (seconds) bounds the time: the first heuristic always runs, each
+    later one (and :func:`list_schedule`) only when its estimated time
+    (:func:`heuristic_seconds`, from the instance's sizes) fits in what the
+    estimates of the earlier ones left. Which heuristics run therefore depends on
+    the instance and the budget, not on the machine's load, so the horizon, and
+    with it the MILP, is reproducible. The one exception is a safety stop: no
+    further heuristic starts once twice the budget has passed on the clock
+    (estimates off by that much on an overloaded machine).
 
     Returns
     -------
@@ -235,6 +266,9 @@ def horizon_schedule(
     from exactsched.validate import validate
 
     registered = {m.name: m for m in available_methods() if m.kind == "heuristic"}
+    began = time.perf_counter()
+    left = math.inf if budget is None else float(budget)
+    stop = None if budget is None else began + 2 * float(budget)
     # list_schedule times every candidate from scratch (quadratic in the tasks):
     # on large instances it only runs when no registered heuristic gave a schedule.
     best: Schedule | None = None
@@ -244,8 +278,12 @@ def horizon_schedule(
     for method in _HORIZON_HEURISTICS:
         if method not in registered:
             continue
-        if best is not None and deadline is not None and time.perf_counter() > deadline:
-            break
+        estimate = heuristic_seconds(problem, method)
+        if best is not None and (
+            estimate > left or (stop is not None and time.perf_counter() > stop)
+        ):
+            continue
+        left -= estimate
         try:
             if "seed" in registered[method].options:
                 other = registered[method].func(problem, seed=0 if seed is None else int(seed))
@@ -256,12 +294,12 @@ def horizon_schedule(
         if not validate(problem, other) and (best is None or other.makespan < best.makespan):
             best, name = other, method
     # list_schedule re-times the whole prefix per task and processor: about 2-4e-6 s per
-    # n^2 P (measured: 40 tasks on 1024 processors 3.6 s, 200 on 16 2.4 s). It starts
-    # only when that fits before the deadline (the MILP's warm start once overran a
-    # 2 s limit by 2-4 s on the 1024-processor chain of benchmarks/time_limits.py).
-    cost = _LIST_SECONDS * problem.n_tasks**2 * problem.n_processors
-    late = (
-        best is not None and deadline is not None and time.perf_counter() + cost > deadline
+    # n^2 P (measured: 40 tasks on 1024 processors 3.6 s, 200 on 16 2.4 s). It runs
+    # only when that fits in the budget (the MILP's warm start once overran a 2 s
+    # limit by 2-4 s on the 1024-processor chain of benchmarks/time_limits.py).
+    late = best is not None and (
+        _LIST_SECONDS * problem.n_tasks**2 * problem.n_processors > left
+        or (stop is not None and time.perf_counter() > stop)
     )
     if best is None or (problem.n_tasks <= _LIST_MAX_TASKS and not late):
         own = list_schedule(problem)

@@ -933,7 +933,7 @@ def refute_milp(
         **milp_module._tolerances(solver),
     )
     try:
-        with milp_module._stdout_to_stderr():
+        with milp_module._solver_output(False):
             result = mathopt.solve(mo, milp_module._SOLVERS[solver](mathopt), params=params)
     except Exception as error:  # noqa: BLE001  an engine failure is no verdict
         first = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -444,11 +444,12 @@ def milp(
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     static = float(_static_lower_bound(problem))
-    # The warm start may use at most a third of the limit (HEFT and the like, then
-    # the model gets the rest); the first heuristic always runs. The seed goes to
-    # the randomised ones, so the answer is reproducible.
+    # The warm start may use about a third of the limit (HEFT and the like, then
+    # the model gets the rest); the first heuristic always runs. Which ones run is
+    # decided from the sizes, and the seed goes to the randomised ones, so the
+    # warm start is reproducible.
     warm, warm_name = horizon_schedule(
-        problem, None if time_limit is None else started + time_limit / 3, seed
+        problem, None if time_limit is None else time_limit / 3, seed
     )
     best = warm
     data, horizon = model_data(problem, warm)
@@ -629,7 +630,7 @@ def _solve_model(
     )
     stats.update(columns=len(var), rows=len(model.rows))
     try:
-        with _stdout_to_stderr():
+        with _solver_output(bool(log)):
             result = mathopt.solve(
                 mo, _SOLVERS[solver](mathopt), params=params, model_params=model_params
             )
@@ -655,11 +656,14 @@ def _solve_model(
 
 
 @contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Send what the solver libraries print on file descriptor 1 to standard error.
+def _solver_output(log: bool) -> Iterator[None]:
+    """Send what the solver libraries print on file descriptor 1 to standard error, or nowhere.
 
-    HiGHS prints some messages even with output off; on standard output they
-    would corrupt ``exactsched solve --json``.
+    HiGHS prints some messages even with output off (its MIP solver's
+    ``HighsMipSolverData::transformNewIntegerFeasibleSolution`` debug line): on
+    standard output they would corrupt ``exactsched solve --json``, and without
+    ``log`` they are dropped, as the solver's log is. With ``log`` the log goes to
+    standard error.
     """
     sys.stdout.flush()
     try:
@@ -667,13 +671,16 @@ def _stdout_to_stderr() -> Iterator[None]:
     except OSError:  # no file descriptor 1 (embedded interpreters): nothing to protect
         yield
         return
+    sink = os.open(os.devnull, os.O_WRONLY) if not log else None
     try:
-        os.dup2(2, 1)
+        os.dup2(2 if sink is None else sink, 1)
         yield
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
+        if sink is not None:
+            os.close(sink)
 
 
 def _tolerances(solver: str) -> dict[str, Any]:

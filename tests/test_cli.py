@@ -377,3 +377,13 @@ def test_validate_refutes_claims_a_schedule_file_cannot_hold(capsys, tmp_path, c
     doc.pop(next(iter(claims)))
     path.write_text(json.dumps(doc))
     assert run(capsys, "validate", str(EXAMPLE), str(path))[0] == 0
+
+
+def test_highs_debug_lines_need_the_log(capfd):
+    # HiGHS's MIP solver prints "HighsMipSolverData::transformNewIntegerFeasibleSolution
+    # tmpSolver.run();" even with output off (7 times in 4 s on this instance).
+    path = Path(__file__).parent / "data" / "magnitude" / "highs-small-57.json"
+    status = main(["solve", str(path), "-m", "milp", "-t", "4", "-w", "1", "-q", "--json"])
+    out, err = capfd.readouterr()
+    assert status == 0 and json.loads(out)["makespan"] >= 57
+    assert "HighsMipSolverData" not in err

@@ -297,3 +297,26 @@ def test_refuses_more_tasks_than_it_can_build_in_time():
     problem = random_instance(MAX_TASKS + 1, 2, seed=0)
     with pytest.raises(MethodError, match="more than 1000"):
         raw_milp(problem, time_limit=1)
+
+
+def test_a_loaded_machine_does_not_change_the_warm_start(monkeypatch) -> None:
+    # An audit saw the MILP's warm start switch between "heft" and "list" on a
+    # 10-task instance under load: the heuristics were cut by the wall clock.
+    import models._horizon as horizon
+
+    p = exactsched.load_instance("examples/cholesky-n3-single-gpu.json")
+    quiet = horizon.horizon_schedule(p, budget=1.0)
+    clock = iter(range(1000))
+    monkeypatch.setattr(horizon.time, "perf_counter", lambda: 0.3 * next(clock))
+    loaded = horizon.horizon_schedule(p, budget=1.0)
+    assert loaded[1] == quiet[1] == horizon.horizon_schedule(p)[1]
+    assert loaded[0].makespan == quiet[0].makespan
+
+
+def test_the_warm_start_budget_skips_the_costly_heuristics() -> None:
+    from models._horizon import heuristic_seconds, horizon_schedule
+
+    p = exactsched.load_instance("examples/lu-n3-summit.json")  # 50 processors
+    assert heuristic_seconds(p, "hbmct") > heuristic_seconds(p, "heft")
+    schedule, name = horizon_schedule(p, budget=heuristic_seconds(p, "heft") / 10)
+    assert name == "heft" and not validate(p, schedule)  # only the first one ran
