@@ -22,6 +22,10 @@ Cases
     delays between processors, the placement heads and tails take seconds).
 ``random-2000-64``
     2000 tasks on 64 fully-connected processors.
+``decimal-1000``
+    1000 tasks with one-decimal costs on 4 processors of 4 types, two
+    predecessors each among the 30 before it (an audit's instance): the
+    path-load LP takes 7-8 s where its estimate says 2.3 s.
 ``cholesky-20``, ``cholesky-50``
     Tiled Cholesky with N = 20 (1540 tasks) and N = 50 (22,100 tasks) on the
     ``multi-gpu`` preset (28 CPU cores + 4 GPUs), as ``exactsched generate
@@ -54,6 +58,27 @@ from exactsched.workloads.tiled import tiled_instance
 __all__ = ["CASES", "measure", "main"]
 
 
+def _decimal_1000() -> Problem:
+    rng = np.random.default_rng(7)
+    tasks = [
+        {"id": f"t{i}", "cost": np.round(rng.uniform(0.1, 9.9, 4), 1).tolist()}
+        for i in range(1000)
+    ]
+    edges = [
+        {"src": f"t{i}", "dst": f"t{j}", "data": round(float(rng.uniform(0, 5)), 1)}
+        for j in range(1, 1000)
+        for i in rng.choice(range(max(0, j - 30), j), min(j, 2), replace=False).tolist()
+    ]
+    return Problem.from_json(
+        {
+            "format": "exactsched/instance@1",
+            "platform": {"processors": [{"id": f"p{k}", "type": f"k{k}"} for k in range(4)]},
+            "tasks": tasks,
+            "edges": edges,
+        }
+    )
+
+
 def _two_tasks(n_procs: int, dims: list[int]) -> Problem:
     rng = np.random.default_rng(0)
     doc = {
@@ -77,6 +102,7 @@ CASES: dict[str, Callable[[], Problem]] = {
     "two-tasks-512": lambda: _two_tasks(512, [16, 32]),
     "two-tasks-1024": lambda: _two_tasks(1024, [32, 32]),
     "random-2000-64": lambda: random_instance(2000, 64, seed=3),
+    "decimal-1000": _decimal_1000,
     "cholesky-20": lambda: tiled_instance("cholesky", 20, "multi-gpu", seed=0),
     "cholesky-50": lambda: tiled_instance("cholesky", 50, "multi-gpu", seed=0),
     "chain-40-1024": lambda: Problem.from_lists(

@@ -720,7 +720,7 @@ def _engine_bound_checked(problem: Problem, result: Result) -> Result:
     # The foundation bound the method computed itself (not the engine's word) often
     # settles it already; the whole one costs seconds on 50,000 tasks.
     known = result.stats.get("foundation_bound")
-    if isinstance(known, str):  # "B (class-load LP skipped: time)": B is still a bound
+    if isinstance(known, str):  # "B (LPs skipped or stopped: time)": B is still a bound
         with contextlib.suppress(ValueError, IndexError):
             known = float(known.split()[0])
     if isinstance(known, int | float) and math.isfinite(known) and float(bound) <= known:

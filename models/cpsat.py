@@ -59,19 +59,7 @@ from typing import Any, Literal
 import numpy as np
 from ortools.sat.python import cp_model
 
-from exactsched.bounds import (
-    ENERGETIC_CELLS,
-    ENERGETIC_STEPS,
-    SPREAD_MAX_TASKS,
-    class_load_bound,
-    critical_path_bound,
-    isolation_bound,
-    load_bound,
-    optimistic_critical_path,
-    path_load_seconds,
-    processor_classes,
-)
-from exactsched.bounds import lower_bound as foundation_lower_bound
+from exactsched.bounds import critical_path_bound, load_bound, lower_bound_within
 from exactsched.errors import MethodError
 from exactsched.limits import default_workers
 from exactsched.problem import Problem
@@ -689,7 +677,7 @@ def cpsat(
     met = final_status(problem, warm.schedule.makespan, foundation, data)[0] is Status.OPTIMAL
 
     common = {
-        "foundation": foundation if complete else f"{foundation} (class-load LP skipped: time)",
+        "foundation": foundation if complete else f"{foundation} (LPs skipped or stopped: time)",
         "foundation_value": foundation,
         "problem": problem,
         "data": data,
@@ -973,41 +961,8 @@ def _time_indexed_probe(
 
 
 def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
-    """:func:`exactsched.bounds.lower_bound`, without its class-load LP when time is short.
-
-    The LPs (class load: about 3e-5 s per task and processor class, 0.95 s on
-    2000 tasks x 16 classes; path load: :func:`exactsched._path_load.path_load_seconds`;
-    plus 0.6 s to import scipy the first time) and the optimistic
-    critical path (about 1e-8 s per arc and pair of processors) run only when
-    their estimate fits in the time left but half a second (or a quarter of
-    it); the other bounds are cheap. Returns the bound and whether it is the
-    complete one.
-    """
-    classes = len(processor_classes(problem))
-    lp = 0.0 if classes == 1 else 3e-5 * problem.n_tasks * classes
-    lp += path_load_seconds(problem, classes)
-    # The energetic windows: at most ENERGETIC_CELLS cells (about 0.1 s each pass), one
-    # per distinct head, distinct tail, task and class; the spread heads and tails
-    # under them: a bit-set row per arc and n^2 bits (exactsched.bounds.spread_paths).
-    steps = min(ENERGETIC_STEPS, problem.n_tasks)
-    lp += 1e-7 * min(ENERGETIC_CELLS, steps**2 * problem.n_tasks * classes)
-    if problem.n_tasks <= SPREAD_MAX_TASKS:
-        lp += 3e-6 * len(problem.arc_src) + 2e-9 * problem.n_tasks**2
-    if classes > 1 and "scipy.optimize" not in sys.modules:
-        lp += 0.6  # the first LP imports scipy.optimize
-    ocp = 1e-8 * len(problem.arc_src) * problem.n_processors**2
-    left = clock.left()
-    budget = max(0.25 * left, left - 0.5)  # leave half a second for the rest
-    if lp + ocp <= budget:
-        return float(foundation_lower_bound(problem)), True
-    best = max(critical_path_bound(problem), load_bound(problem), isolation_bound(problem))
-    if ocp <= budget:
-        best = max(best, optimistic_critical_path(problem))
-    elif lp <= budget:
-        best = max(best, class_load_bound(problem))
-    if problem.is_integral:
-        best = math.ceil(best - 1e-6)
-    return float(best), False
+    """:func:`exactsched.bounds.lower_bound_within` the time left: the bound and if complete."""
+    return lower_bound_within(problem, clock.left())
 
 
 def _answer(

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from exactsched.bounds import lower_bound as _static_lower_bound
+from exactsched.bounds import lower_bound_within
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import register
@@ -443,7 +443,8 @@ def milp(
 
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
-    static = float(_static_lower_bound(problem))
+    # The foundation bound gets at most a third of the limit (its LPs are estimated).
+    static = float(lower_bound_within(problem, None if time_limit is None else time_limit / 3)[0])
     # The warm start may use about a third of the limit (HEFT and the like, then
     # the model gets the rest); the first heuristic always runs. Which ones run is
     # decided from the sizes, and the seed goes to the randomised ones, so the

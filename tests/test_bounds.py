@@ -23,6 +23,7 @@ from exactsched.bounds import (
     isolation_bound,
     load_bound,
     lower_bound,
+    lower_bound_within,
     lower_bounds,
     optimistic_critical_path,
     path_load_bound,
@@ -341,8 +342,8 @@ def test_path_load_any_multipliers_give_a_valid_bound() -> None:
             continue
         lp = _PathLoadLP(problem, classes)
         opt = _optimum(problem)
-        solved = lp.solve()
-        assert solved is not None
+        solved, complete = lp.solve()
+        assert solved is not None and complete
         for _ in range(10):
             noisy = [
                 np.abs(m * rng.uniform(0, 3, m.shape) + rng.uniform(0, 1, m.shape)) for m in solved
@@ -380,3 +381,39 @@ def test_path_load_survives_absurd_multipliers() -> None:
             lp, np.full(arcs, fill), np.full(comm, fill), np.full(n, fill), np.full(g, fill)
         )
         assert value == 0.0 or 0 < value <= _optimum(problem) * (1 + 1e-12)
+
+
+def test_a_bound_cut_short_by_the_clock_is_not_cached(monkeypatch) -> None:
+    # An audit's 1000-task instance: the path-load LP took 7.4 s against 2.3 s
+    # estimated, and milp/cpsat overran -t by that much. The clock now stops it; the
+    # weaker bound it leaves must not become what lower_bound() later reads.
+    import exactsched.bounds as bounds
+
+    p = random_instance(30, 3, topology="mesh", heterogeneity=0.9, ccr=1.0, seed=4)
+    twin = random_instance(30, 3, topology="mesh", heterogeneity=0.9, ccr=1.0, seed=4)
+    full = bounds.lower_bound(twin)
+    assert bounds.path_load_bound(p) > 0
+    monkeypatch.setattr(bounds, "path_load_within", lambda *args: (0.0, False))
+    value, complete = bounds.lower_bound_within(p, 60.0)
+    assert not complete and value <= full
+    assert "lower_bound" not in p._cache and "lower_bounds" not in p._cache
+    monkeypatch.undo()
+    assert bounds.lower_bound(p) == full
+    assert bounds.lower_bound_within(p, 0.0) == (full, True)  # read from the cache
+
+
+def test_the_path_load_lp_stops_on_the_clock() -> None:
+    from exactsched._path_load import path_load_within
+
+    p = random_instance(300, 3, heterogeneity=0.9, seed=5)
+    classes = processor_classes(p)
+    assert path_load_within(p, classes, None)[1]
+    value, complete = path_load_within(p, classes, 1e-9)
+    assert (value, complete) == (0.0, False)
+
+
+def test_without_time_the_cheap_bounds_remain() -> None:
+    p = random_instance(30, 3, topology="mesh", heterogeneity=0.9, ccr=1.0, seed=4)
+    value, complete = lower_bound_within(p, 0.0)
+    assert not complete
+    assert max(critical_path_bound(p), load_bound(p)) <= value <= lower_bound(p)

@@ -192,8 +192,11 @@ def test_a_planted_fault_in_the_bound_is_not_certified(
     def faulty(problem: Problem) -> float:
         return float(true_bound(problem)) + 3
 
-    monkeypatch.setattr(models.milp, "_static_lower_bound", faulty)
-    monkeypatch.setattr(models.cpsat, "foundation_lower_bound", faulty)
+    def faulty_within(problem: Problem, seconds: float | None) -> tuple[float, bool]:
+        return faulty(problem), True
+
+    monkeypatch.setattr(models.milp, "lower_bound_within", faulty_within)
+    monkeypatch.setattr(models.cpsat, "lower_bound_within", faulty_within)
     monkeypatch.setattr(models.bruteforce, "_static_lower_bound", faulty)
     problem = load_instance("examples/topcuoglu2002.json")
     result = exactsched.solve(problem, method, time_limit=10, workers=1, seed=0, certify=True)
