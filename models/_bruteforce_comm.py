@@ -7,7 +7,11 @@ with a fixed duration, the resources they hold (a task its processor; a
 stage its ports or link; zero-length activities hold nothing) and zero-lag
 precedences (sender -> first stage -> ... -> last stage -> receiver; a local
 edge or an order pair: sender -> receiver, with the delay ``arc_unit * hops``,
-0 here because a pair of processors without a route is 0 hops apart).
+0 here because a pair of processors without a route is 0 hops apart). A
+remote message also gets sender -> receiver with the lag ``arc_unit * hops``:
+the stages add up to it in exact arithmetic, so it changes no optimum, but
+their float sum can fall below the float delay the validator reads (by 0.2 at
+1e15), and a receiver must never start before it.
 
 Why it is exact. The argument of :mod:`models.bruteforce` carries over word
 for word with "long activities sharing a resource or forming an isolation
@@ -86,6 +90,11 @@ class _Assignment:
                 ids.append(x)
                 before = x
             preds[j].append((before, 0.0))
+            # Redundant in exact arithmetic (the stages add up to it), but float sums
+            # stage by stage can round below the whole delay as the referee evaluates
+            # it, finish + hops * (latency + data / bandwidth): 4 x 0.55 ends 0.2 short
+            # at 1e15. So the receiver also waits for that sum.
+            preds[j].append((i, problem.comm(a, p, q)))
             self.stages[a] = ids
         m = len(dur)
         order = sorted(range(m), key=lambda x: order_key[x])

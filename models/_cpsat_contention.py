@@ -21,11 +21,16 @@ edge scheduling [1]_ written as constraint programming:
   heuristic schedule.
 
 Data are scaled by the least power of ten (times 2 on a fat tree, whose links
-weigh 1/2) that makes every cost and stage duration an integer, exactly; data
-that need more than 10**6 are refused with one line. Zero-length intervals
-are left out (they hold nothing). The result is ``OPTIMAL`` only when CP-SAT
-proves it; the lower bound is the better of CP-SAT's bound and the delay
-model's :func:`exactsched.lower_bound` (contention only adds waits).
+weigh 1/2) that makes every cost and stage duration (the decimal weight times
+the decimal ``latency + data / bandwidth``) an integer, exactly; data that
+need more than 10**6 are refused with one line, and so are models of more
+than ``_MAX_INTERVALS`` stages, counted off the hop matrix before any route is
+built. Zero-length intervals are left out (they hold nothing). The time limit
+covers the whole call: when it runs out while the model is built, the best
+heuristic schedule is returned as ``FEASIBLE``. The result is ``OPTIMAL`` only
+when CP-SAT proves it; the lower bound is the better of CP-SAT's bound and
+the delay model's :func:`exactsched.bounds.lower_bound_within` the time left
+(contention only adds waits).
 
 References
 ----------
@@ -35,19 +40,22 @@ References
 
 from __future__ import annotations
 
-import time
+import itertools
+import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from exactsched.bounds import lower_bound as foundation_lower_bound
+from exactsched.bounds import lower_bound_within
 from exactsched.errors import MethodError
 from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule, _tidy
+from models._clock import Clock, OutOfTime
 from models._cpsat_run import run_solver
 from models._grid import exact_units
 
@@ -61,15 +69,22 @@ _MAX_SCALE = 10**6
 #: and the times of the returned schedule are exact floats (2**53).
 _MAX_SCALED = 2**53
 _MAX_INTERVALS = 2_000_000
+#: Share of the building time CP-SAT needs left to load a model (as in models/cpsat.py).
+_LOAD_SHARE = 0.25
+
+_StageVars = dict[tuple[int, int, int], tuple[Any, list[Any]]]
+"""Per (edge, sending processor, receiving processor): the literal and the stage starts."""
+_Model = tuple[cp_model.CpModel, list[Any], list[dict[int, Any]], _StageVars]
+"""The model, the task starts, the placement literals and the stage variables."""
 
 
 def _fraction(x: float) -> Fraction:
     return Fraction(repr(float(x))) if not float(x).is_integer() else Fraction(int(x))
 
 
-def _scale(values: list[float]) -> int:
+def _scale(values: list[Fraction]) -> int:
     """The least ``10**k`` or ``2 * 10**k`` making every value an integer (or 0)."""
-    dens = {_fraction(v).denominator for v in values if v > 0}
+    dens = {v.denominator for v in values if v > 0}
     for k in range(7):
         for scale in (10**k, 2 * 10**k):
             if scale <= _MAX_SCALE and all(scale % d == 0 for d in dens):
@@ -86,31 +101,36 @@ def solve_contention(
     log: bool = False,
 ) -> Result:
     """Solve ``problem`` (single-port or contention) with the model of the module docstring."""
-    started = time.perf_counter()
+    clock = Clock(time_limit)
     from exactsched.registry import get_method
 
     routing = problem.routing
     n = problem.n_tasks
     n_edges = len(problem.edge_src)
-    unit = exact_units(problem)  # latency + data / bandwidth as its decimal
+    # latency + data / bandwidth as its decimal, exactly: a stage lasts weight x unit,
+    # and 3 x 0.1 in floats is 0.30000000000000004, which no scale makes whole.
+    unit = [_fraction(u) for u in exact_units(problem)[:n_edges].tolist()]
     allowed = [problem.allowed_processors(j).tolist() for j in range(n)]
 
-    # ---- exact integer scaling of costs and stage durations
-    values = [float(c) for c in problem.cost[problem.allowed]]
-    pairs: dict[int, list[tuple[int, int]]] = {}
+    # ---- size and exact integer scaling, read off the hop matrix: no route built yet
+    # (89 million stages on a 32 x 32 mesh took 322 s and 8 GB to refuse).
+    values = [_fraction(c) for c in set(problem.cost[problem.allowed].tolist())]
+    per_pair: dict[tuple[bytes, bytes], tuple[int, list[float]]] = {}
     n_intervals = 0
     for e in range(n_edges):
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        pairs[e] = [(p, q) for p in allowed[i] for q in allowed[j] if routing.route(p, q)]
-        for p, q in pairs[e]:
-            for _, w, _ in routing.route(p, q):
-                values.append(w * float(unit[e]))
-                n_intervals += 1
-    if n_intervals > _MAX_INTERVALS:
-        raise MethodError(
-            f"cpsat: {n_intervals} message stages to model under {problem.communication}, "
-            f"more than {_MAX_INTERVALS}; use a heuristic"
-        )
+        key = (problem.allowed[i].tobytes(), problem.allowed[j].tobytes())
+        if key not in per_pair:
+            count = int(routing.lengths(allowed[i], allowed[j]).sum())
+            per_pair[key] = (count, routing.stage_weights(allowed[i], allowed[j]))
+        count, weights = per_pair[key]
+        n_intervals += count
+        if n_intervals > _MAX_INTERVALS:
+            raise MethodError(
+                f"cpsat: {n_intervals} or more message stages to model under "
+                f"{problem.communication}, more than {_MAX_INTERVALS}; use a heuristic"
+            )
+        values.extend(_fraction(w) * unit[e] for w in weights)
     scale = _scale(values)
     if not scale:
         raise MethodError(
@@ -118,30 +138,116 @@ def solve_contention(
             f"integers after scaling by at most {_MAX_SCALE:g} (decimals up to 6 places)"
         )
 
-    def sc(x: float) -> int:
-        return int(_fraction(x) * scale)
+    def sc(x: float | Fraction) -> int:
+        return int((x if isinstance(x, Fraction) else _fraction(x)) * scale)
 
-    # ---- warm start: the best message-aware heuristic schedule
+    # ---- warm start: the best message-aware heuristic schedule (the first one always:
+    # it is the answer when the time runs out)
     best: Schedule | None = None
     best_name = ""
     for name in HINT_HEURISTICS:
+        if best is not None and clock.expired():
+            break
         schedule = get_method(name).func(problem)
         if best is None or schedule.makespan < best.makespan:
             best, best_name = schedule, name
     assert best is not None
-    foundation = float(foundation_lower_bound(problem))
-    stats: dict[str, Any] = {"scale": scale, "hint": best_name, "message_stages": n_intervals}
+    foundation, complete = lower_bound_within(
+        problem, None if time_limit is None else max(0.0, clock.left())
+    )
+    foundation = float(foundation)
+    stats: dict[str, Any] = {
+        "scale": scale,
+        "hint": best_name,
+        "message_stages": n_intervals,
+        "foundation_bound": foundation if complete else f"{foundation} (cut short: time)",
+    }
     if best.makespan <= foundation:
         return Result("cpsat", Status.OPTIMAL, best, best.makespan, best.makespan,
-                      time.perf_counter() - started, {**stats, "stopped": "bound met"})
+                      clock.elapsed(), {**stats, "stopped": "bound met"})
 
-    horizon = sc(best.makespan)
+    # Ceiling: the heuristic's float makespan may sit an ulp below its exact value, and
+    # a horizon one unit too long costs nothing.
+    horizon = math.ceil(_fraction(best.makespan) * scale)
     if horizon * (n + 1) > _MAX_SCALED:  # CP-SAT holds 64-bit sums of these times
         raise MethodError(
             f"cpsat: under {problem.communication} the times scaled to integers (x{scale}) "
             f"reach {horizon:.3g}, beyond what CP-SAT can sum exactly; use a heuristic "
             "(or give the data in coarser units)"
         )
+    built: _Model | None = None
+    try:
+        built = _build(problem, best, horizon, unit, allowed, sc, clock)
+    except OutOfTime as exc:
+        stats["stopped"] = str(exc)
+    stats["build_seconds"] = round(clock.elapsed(), 4)
+    if built is None:  # the heuristic's schedule, with the bound proven so far
+        # (read the clock after the partial model, freed with the exception, is gone)
+        return Result("cpsat", Status.FEASIBLE, best, best.makespan,
+                      min(foundation, best.makespan), clock.elapsed(), stats)
+    model, start, x, stage_vars = built
+
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    if time_limit is not None:
+        params.max_time_in_seconds = max(0.0, clock.left())
+    params.num_workers = int(workers) if workers else 1
+    params.random_seed = int(seed or 0)
+    params.log_search_progress = bool(log)
+    code = run_solver(solver, model)
+    stats.update(
+        solver_status=solver.status_name(code),
+        branches=solver.num_branches,
+        conflicts=solver.num_conflicts,
+        variables=len(model.proto.variables),
+    )
+    schedule = best
+    bound = foundation
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        found = _extract(problem, solver, start, x, stage_vars, scale)
+        if found.makespan <= schedule.makespan:
+            schedule = found
+        bound = max(bound, solver.best_objective_bound / scale)
+    elif code == cp_model.UNKNOWN:
+        bound = max(bound, solver.best_objective_bound / scale)
+    if code == cp_model.OPTIMAL or schedule.makespan <= bound:
+        status = Status.OPTIMAL
+        bound = schedule.makespan
+    else:
+        status = Status.FEASIBLE
+        bound = min(bound, schedule.makespan)
+    return Result("cpsat", status, schedule, schedule.makespan, bound, clock.elapsed(), stats)
+
+
+def _build(
+    problem: Problem,
+    best: Schedule,
+    horizon: int,
+    unit: list[Fraction],
+    allowed: list[list[int]],
+    sc: Callable[[float | Fraction], int],
+    clock: Clock,
+) -> _Model:
+    """The model of the module docstring with ``best`` as its hint.
+
+    Raises
+    ------
+    OutOfTime
+        Naming the stage, when the clock runs out while building or when the
+        time left would not even load the model.
+    """
+    routing = problem.routing
+    n = problem.n_tasks
+    n_edges = len(problem.edge_src)
+    began = clock.elapsed()
+
+    def check(stage: str) -> None:
+        # Out of time, or already too little left to load what is built (see the end):
+        # stopping then also leaves time to free the partial model.
+        if clock.left() < _LOAD_SHARE * (clock.elapsed() - began):
+            raise OutOfTime(stage)
+
+    duration: dict[tuple[float, Fraction], int] = {}  # (weight, unit): scaled, exactly
     model = cp_model.CpModel()
     start = [model.new_int_var(0, horizon, f"s{j}") for j in range(n)]
     end = [model.new_int_var(0, horizon, f"e{j}") for j in range(n)]
@@ -150,6 +256,7 @@ def solve_contention(
     per_resource: dict[tuple[str, int], list[Any]] = {}
     task_ivs: list[list[Any]] = []
     for j in range(n):
+        check("tasks")
         lits = {}
         ivs = []
         for q in allowed[j]:
@@ -174,18 +281,25 @@ def solve_contention(
         both = task_ivs[a_] + task_ivs[b_]
         if task_ivs[a_] and task_ivs[b_]:
             model.add_no_overlap(both)
-    stage_vars: dict[tuple[int, int, int], tuple[Any, list[Any]]] = {}
+    stage_vars: _StageVars = {}
     for e in range(n_edges):
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        for p, q in pairs[e]:
+        for p, q in itertools.product(allowed[i], allowed[j]):
+            route = routing.route(p, q)
+            if not route:
+                continue  # no message: s_j >= end_i above is the whole delay
+            check("message stages")
             y = model.new_bool_var(f"y{e},{p},{q}")
             model.add_implication(y, x[i][p])
             model.add_implication(y, x[j][q])
             model.add_bool_or([x[i][p].Not(), x[j][q].Not(), y])
             before = end[i]
             ms = []
-            route = routing.route(p, q)
-            durations = [sc(w * float(unit[e])) for _, w, _ in route]
+            durations = []
+            for _, w, _ in route:
+                if (w, unit[e]) not in duration:
+                    duration[w, unit[e]] = sc(_fraction(w) * unit[e])
+                durations.append(duration[w, unit[e]])
             if max(durations, default=0) > horizon:
                 model.add(y == 0)  # a stage longer than the heuristic's whole makespan
                 continue
@@ -213,6 +327,7 @@ def solve_contention(
             model.add_hint(lit, int(q == where[j]))
     hinted = {(m.src, m.dst): m for m in best.messages}
     for (e, p, q), (y, ms) in stage_vars.items():
+        check("hint")
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
         on = where[i] == p and where[j] == q
         model.add_hint(y, int(on))
@@ -221,39 +336,10 @@ def solve_contention(
             times = [h.start for h in msg.links] if msg.links else [msg.start]
             for m, t in zip(ms, times, strict=True):
                 model.add_hint(m, sc(t))
-    stats["build_seconds"] = round(time.perf_counter() - started, 4)
-
-    solver = cp_model.CpSolver()
-    params = solver.parameters
-    if time_limit is not None:
-        params.max_time_in_seconds = max(0.0, float(time_limit) - (time.perf_counter() - started))
-    params.num_workers = int(workers) if workers else 1
-    params.random_seed = int(seed or 0)
-    params.log_search_progress = bool(log)
-    code = run_solver(solver, model)
-    stats.update(
-        solver_status=solver.status_name(code),
-        branches=solver.num_branches,
-        conflicts=solver.num_conflicts,
-        variables=len(model.proto.variables),
-    )
-    schedule = best
-    bound = foundation
-    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        found = _extract(problem, solver, start, x, stage_vars, scale)
-        if found.makespan <= schedule.makespan:
-            schedule = found
-        bound = max(bound, solver.best_objective_bound / scale)
-    elif code == cp_model.UNKNOWN:
-        bound = max(bound, solver.best_objective_bound / scale)
-    if code == cp_model.OPTIMAL or schedule.makespan <= bound:
-        status = Status.OPTIMAL
-        bound = schedule.makespan
-    else:
-        status = Status.FEASIBLE
-        bound = min(bound, schedule.makespan)
-    return Result("cpsat", status, schedule, schedule.makespan, bound,
-                  time.perf_counter() - started, stats)
+    # CP-SAT takes time to load and presolve a model whatever its limit (as in
+    # models/cpsat.py): not started when the time left is below a share of the build's.
+    check("solve")
+    return model, start, x, stage_vars
 
 
 def _extract(
@@ -261,7 +347,7 @@ def _extract(
     solver: cp_model.CpSolver,
     start: list[Any],
     x: list[dict[int, Any]],
-    stage_vars: dict[tuple[int, int, int], tuple[Any, list[Any]]],
+    stage_vars: _StageVars,
     scale: int,
 ) -> Schedule:
     ids = problem.task_ids
@@ -279,7 +365,7 @@ def _extract(
         times = []
         for m, (_, w, name) in zip(ms, routing.route(p, q), strict=True):
             s = Fraction(solver.value(m), scale)
-            times.append((name, _tidy(float(s)), _tidy(float(s + Fraction(w) * unit))))
+            times.append((name, _tidy(float(s)), _tidy(float(s + _fraction(w) * unit))))
         hops = tuple(LinkTime(*t) for t in times) if links else ()
         messages.append(Message(ids[i], ids[j], times[0][1], times[-1][2], hops))
     return Schedule.from_arrays(problem, proc, np.array(begin), messages)

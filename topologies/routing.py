@@ -207,6 +207,76 @@ class Routing:
         """Sum of the stage weights of the route (``hops(p, q)`` when there is a message)."""
         return float(sum(w for _, w, _ in self.route(p, q)))
 
+    def lengths(self, ps: Sequence[int], qs: Sequence[int]) -> np.ndarray:
+        """Number of stages of the route from each of ``ps`` to each of ``qs``.
+
+        Read off the hop matrix, without building a route (a model sizes itself
+        with it before building any): one stage under ``single-port`` and on a
+        ``fully-connected`` or ``accelerated-node`` network, one link per hop on
+        a mesh, torus or hypercube, ``2 l`` links for the ``2 ** (l - 1)`` hops
+        of a fat tree.
+
+        Parameters
+        ----------
+        ps, qs : sequence of int
+            Sending and receiving processors.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(len(ps), len(qs))`` int64; entry ``[a, b]`` is
+            ``len(self.route(ps[a], qs[b]))``.
+
+        Examples
+        --------
+        >>> from topologies import FatTree
+        >>> Routing(FatTree(4), "contention").lengths([0], range(4)).tolist()
+        [[0, 2, 4, 4]]
+        """
+        hops = self._hops_between(ps, qs)
+        message = hops > 0
+        if self.model == "delay":
+            return np.zeros(hops.shape, dtype=np.int64)
+        if self.model == "single-port" or isinstance(
+            self.topology, FullyConnected | AcceleratedNode
+        ):
+            return message.astype(np.int64)
+        if isinstance(self.topology, FatTree):
+            level = np.rint(np.log2(np.where(message, hops, 1.0))) + 1
+            return np.where(message, 2 * level, 0).astype(np.int64)
+        return np.rint(hops).astype(np.int64)
+
+    def stage_weights(self, ps: Sequence[int], qs: Sequence[int]) -> list[float]:
+        """The distinct stage weights of the routes from any of ``ps`` to any of ``qs``.
+
+        Like :meth:`lengths`, read off the hop matrix without building a route.
+        A fat-tree route up to level ``l`` holds the links of every level below,
+        so the routes through the highest level hold every weight.
+
+        Returns
+        -------
+        list of float
+            Sorted; empty when no pair exchanges a message.
+
+        Examples
+        --------
+        >>> from topologies import FatTree
+        >>> Routing(FatTree(8), "contention").stage_weights([0], range(8))
+        [0.5, 1.0]
+        >>> Routing(FatTree(8), "single-port").stage_weights([0], [0, 1, 2])
+        [1.0, 2.0]
+        """
+        hops = self._hops_between(ps, qs)
+        message = hops > 0
+        if self.model == "delay" or not message.any():
+            return []
+        if self.model == "single-port":
+            return sorted(set(np.unique(hops[message]).tolist()))
+        if isinstance(self.topology, FatTree):
+            top = int(np.rint(np.log2(hops.max()))) + 1
+            return sorted({_fat_tree_weight(lv) for lv in range(1, top + 1)})
+        return [1.0]
+
     # ---- internals -------------------------------------------------------------------
 
     def _resource(self, key: object, name: str) -> int:
@@ -237,10 +307,22 @@ class Routing:
             stages.append(((res,), weight, f"{name_u}->{name_v}"))
         return tuple(stages)
 
+    def _hops_between(self, ps: Sequence[int], qs: Sequence[int]) -> np.ndarray:
+        rows, cols = np.asarray(ps, dtype=np.int64), np.asarray(qs, dtype=np.int64)
+        n = len(self.hops)
+        if len(rows) == len(cols) == n and (rows == np.arange(n)).all() and (cols == rows).all():
+            return self.hops  # every pair: no (P, P) copy
+        return self.hops[np.ix_(rows, cols)]
+
     def _node_name(self, node: object) -> str:
         if isinstance(node, tuple):  # a fat-tree switch (level, index)
             return f"sw{node[0]}.{node[1]}"
         return self.proc_ids[int(node)]  # type: ignore[call-overload]
+
+
+def _fat_tree_weight(level: int) -> float:
+    """Weight of a fat-tree link between levels ``level - 1`` and ``level``."""
+    return 0.5 if level <= 2 else 2.0 ** (level - 3)
 
 
 def _path(topology: Topology, p: int, q: int) -> list[tuple[object, object, float]]:
@@ -248,21 +330,26 @@ def _path(topology: Topology, p: int, q: int) -> list[tuple[object, object, floa
     if isinstance(topology, FullyConnected | AcceleratedNode):
         return [(p, q, 1.0)]
     if isinstance(topology, Mesh | Torus):
-        dims = topology.dims
-        cur = list(np.unravel_index(p, dims))
-        dest = list(np.unravel_index(q, dims))
+        # Integer arithmetic on the row-major strides, not numpy's (un)ravel_index,
+        # which allows at most 64 dimensions; size-1 dimensions hold no hop.
         wrap = isinstance(topology, Torus)
         links: list[tuple[object, object, float]] = []
-        for d, n in enumerate(dims):
-            delta = (int(dest[d]) - int(cur[d])) % n
+        cur, stride = p, topology.n_processors
+        for n in topology.dims:
+            stride //= n
+            if n == 1:
+                continue
+            here, dest = (cur // stride) % n, (q // stride) % n
             if wrap:
+                delta = (dest - here) % n
                 step, count = (1, delta) if delta <= n - delta else (-1, n - delta)
             else:
-                step, count = (1 if dest[d] > cur[d] else -1), abs(int(dest[d]) - int(cur[d]))
+                step, count = (1 if dest > here else -1), abs(dest - here)
             for _ in range(count):
-                here = int(np.ravel_multi_index(cur, dims))
-                cur[d] = (int(cur[d]) + step) % n
-                links.append((here, int(np.ravel_multi_index(cur, dims)), 1.0))
+                nxt = (here + step) % n
+                after = cur + (nxt - here) * stride
+                links.append((cur, after, 1.0))
+                cur, here = after, nxt
         return links
     if isinstance(topology, Hypercube):
         links = []
@@ -283,11 +370,9 @@ def _path(topology: Topology, p: int, q: int) -> list[tuple[object, object, floa
         def node(proc: int, lv: int) -> object:
             return proc if lv == 0 else (lv, proc // a**lv)
 
-        def weight(lv: int) -> float:  # the link between levels lv - 1 and lv
-            return 0.5 if lv <= 2 else 2.0 ** (lv - 3)
-
-        up = [(node(p, lv - 1), node(p, lv), weight(lv)) for lv in range(1, level + 1)]
-        down = [(node(q, lv), node(q, lv - 1), weight(lv)) for lv in range(level, 0, -1)]
+        w = _fat_tree_weight
+        up = [(node(p, lv - 1), node(p, lv), w(lv)) for lv in range(1, level + 1)]
+        down = [(node(q, lv), node(q, lv - 1), w(lv)) for lv in range(level, 0, -1)]
         return up + down
     raise TopologyError(  # Matrix is refused by check_routable; a new topology lands here
         "communication", f"no routes for topology {topology.name!r}"
