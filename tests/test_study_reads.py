@@ -233,7 +233,7 @@ def test_a_slow_sweep_that_read_first_does_not_undo_a_later_read(tmp_path):
     assert superseded_keys(db) == {a.key}
 
 
-def test_a_sweep_takes_its_stamp_before_it_reads(tmp_path, monkeypatch):
+def test_a_read_made_before_another_sweep_read_an_edit_stays_older(tmp_path, monkeypatch):
     """Sweep X reads A; the file is edited and sweep Y runs whole; then X stores A."""
     x, db = _write(tmp_path / "x.json", 0), tmp_path / "s.db"
     load_all = sweep_module._load_all

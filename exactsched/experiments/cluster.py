@@ -3,9 +3,13 @@
 Runs are submitted as tasks of :func:`~exactsched.experiments.runner.execute`;
 the client (this process) receives each row as it finishes and writes it to the
 database, exactly as with the local pool, so the database, resume and reports
-do not depend on where the runs ran. A run whose worker dies (Dask retries it on
-another worker, then gives up with ``KilledWorker``) or that raises in transit is
-recorded as an ``error`` row.
+do not depend on where the runs ran. A run that fails on the cluster (its worker
+dies: Dask retries it on another worker, then gives up with ``KilledWorker``) is
+recorded as an ``error`` row. Losing the scheduler (a cancelled future, a closed
+connection or client) is no result of the runs in flight: nothing is stored for
+them, their claims stay, and the sweep stops with one :class:`MethodError` naming
+the scheduler, so ``results`` shows an interrupted study and the same command
+runs them again.
 
 Time limits: exact methods get the sweep's time limit as with the local pool,
 but Dask cannot stop a running Python thread, so the hard deadline of the local
@@ -19,7 +23,8 @@ On an HPC cluster start the workers with ``dask-jobqueue`` (see docs/experiments
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from exactsched.errors import MethodError
@@ -99,14 +104,23 @@ def run_on_dask(
     the scheduler holds a bounded number of instance documents however large the
     sweep; a new run is submitted as each one finishes. ``claim(tid)``, if
     given, is asked just before a run is submitted; a run it refuses is skipped.
+
+    Raises
+    ------
+    MethodError
+        If the connection to the scheduler is lost (see the module's notes):
+        ``on_result`` is not called for the runs in flight.
     """
     if not tasks:
         return
     from distributed import as_completed
 
     client, close = connect(address, processes)
+    where = address if isinstance(address, str) else _scheduler_address(client)
+    lost = False
     try:
-        threads = sum(client.nthreads().values()) or 1
+        with _connection(where, lambda: 0):
+            threads = sum(client.nthreads().values()) or 1
         window = max(8, 4 * threads)
         queue = iter(tasks)
         futures: dict[Any, Any] = {}
@@ -117,7 +131,9 @@ def run_on_dask(
                 item = next(queue, None)
             if item is None:
                 return None
-            future = client.submit(execute, item[1], pure=False)
+            # A claimed run the closed client cannot submit keeps its claim: not done.
+            with _connection(where, lambda: len(futures) + 1):
+                future = client.submit(execute, item[1], pure=False)
             futures[future] = item[0]
             return future
 
@@ -126,15 +142,93 @@ def run_on_dask(
             return
         running = as_completed(first)
         for future in running:
+            # The row first: a lost connection is found before another run is claimed.
+            with _connection(where, lambda: len(futures)):
+                row = _row(future)
+            on_result(futures.pop(future), row)
             refill = submit_next()
             if refill is not None:
                 running.add(refill)
-            tid = futures.pop(future)
-            try:
-                row = future.result()
-            except Exception as exc:  # noqa: BLE001  (KilledWorker, cancelled, ...)
-                message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
-                row = error_row("error", message[:500])
-            on_result(tid, row)
+    except MethodError:
+        lost = True
+        raise
     finally:
-        close()
+        if lost:
+            # The client, still reconnecting, logs tracebacks as it closes: the
+            # error raised says what happened, in one line.
+            with _silent("distributed"), contextlib.suppress(*_transport_errors()):
+                close()
+        else:
+            close()
+
+
+def _row(future: Any) -> dict[str, Any]:
+    """The row of a finished ``future``, or an ``error`` row if its task failed on the cluster.
+
+    Only a future whose status is ``error`` ran and failed there (the task raised,
+    or ``KilledWorker``); every other exception (a cancelled future, a lost
+    connection, a closed client) says nothing about the run and is raised.
+    """
+    try:
+        return future.result()
+    except Exception as exc:
+        if future.status != "error":
+            raise
+        message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return error_row("error", message[:500])
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions of a lost scheduler, a connection or a client (not of a run)."""
+    from distributed.client import ClosedClientError
+    from distributed.comm.core import CommClosedError
+    from distributed.utils import CancelledError
+
+    # OSError covers CommClosedError and the comms' other failures; TimeoutError
+    # is asyncio's (and distributed's) in Python >= 3.11.
+    return (CancelledError, ClosedClientError, CommClosedError, OSError, TimeoutError)
+
+
+@contextlib.contextmanager
+def _connection(where: str, in_flight: Callable[[], int]) -> Iterator[None]:
+    """A lost connection to the scheduler ``where`` as one :class:`MethodError`.
+
+    Wraps the client's calls only: the database's own errors (a
+    :class:`~exactsched.experiments.store.StoreWriteError` is an ``OSError``
+    too) are raised from outside it as they are.
+    """
+    try:
+        yield
+    except _transport_errors() as exc:
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        n = in_flight()
+        raise MethodError(
+            f"--dask {where}: lost the connection to the scheduler ({detail}); nothing was"
+            f" stored for the {n} run{'s' if n != 1 else ''} in flight: run the same command"
+            " again to finish the study"
+        ) from None
+
+
+@contextlib.contextmanager
+def _silent(name: str) -> Iterator[None]:
+    """Disable the logger ``name`` and its children for the block."""
+    import logging
+
+    loggers = [logging.getLogger(name)] + [
+        logging.getLogger(child)
+        for child in list(logging.Logger.manager.loggerDict)
+        if child.startswith(name + ".")
+    ]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, before, strict=True):
+            logger.disabled = disabled
+
+
+def _scheduler_address(client: Any) -> str:
+    """The address of ``client``'s scheduler, as well as it can be told."""
+    return str(getattr(getattr(client, "scheduler", None), "address", None) or client)

@@ -31,8 +31,9 @@ Tables
     Databases written before this table existed get it when a sweep opens them.
 ``sources``
     ``instance``, ``source`` (an absolute path) and ``seen``: every file an
-    instance was read from, ``seen`` being when it was last read (a counter
-    that grows by one with each sweep, also one that reuses stored rows). The
+    instance was read from, ``seen`` being when it was last read (a stamp,
+    :meth:`Store.reserve_stamp`: a counter that grows with each file a sweep
+    reads, also a sweep that reuses stored rows). The
     content of a file is the instance it was last read as; an instance that
     is no file's content is *superseded* (see
     :func:`~exactsched.experiments.analysis.load_rows`). A sweep that opens a
@@ -68,8 +69,9 @@ Tables
     ``instance``, ``method``, ``options``, ``version``: every run a sweep
     planned, written in one transaction before its first run. A planned run
     with neither a row nor a claim was never started (an interrupted study;
-    see :meth:`Store.unfinished`). Databases written before this table existed
-    get it when a sweep opens them; read-only, they have no plan.
+    see :meth:`Store.unfinished`); a row or a claim of another version is
+    another run. Databases written before this table existed get it when a
+    sweep opens them; read-only, they have no plan.
 
 ``meta`` holds ``schema`` (the schema version) and ``stamp``, the last stamp a
 sweep took (:meth:`Store.reserve_stamp`).
@@ -291,10 +293,12 @@ class Store:
     def reserve_stamp(self) -> int:
         """Take the next stamp of a sweep's reads (atomic across processes).
 
-        A sweep takes it before reading any file, so a sweep that reads a file
-        later (and may see a later edit of it) gets a larger stamp, whichever
-        of the two writes first. Stamps only grow, also past the ``seen`` of
-        rows an older build wrote.
+        A sweep takes one for each file once it has read it, then checks that
+        the file still holds the bytes it read (reading it again if not; see
+        ``_load_all`` in :mod:`~exactsched.experiments.sweep`), so a sweep that
+        reads a file later (and may see a later edit of it) gets a larger
+        stamp, whichever of the two starts or writes first. Stamps only grow,
+        also past the ``seen`` of rows an older build wrote.
 
         Examples
         --------
@@ -312,28 +316,33 @@ class Store:
         *,
         stamp: int | None = None,
         gone: Iterable[str] = (),
+        stamps: Sequence[int | None] | None = None,
     ) -> None:
         """Record instances read by one sweep, and how each was read (``reads``).
 
         Existing keys keep their first name and source in ``instances``. Each
-        read gets ``stamp`` (:meth:`reserve_stamp`, taken before the files were
-        read; default: a new one now), also when its rows are stored already,
-        so a file reverted to an older content makes that content current
-        again. A stamp never lowers one already stored: a slow sweep that
-        read a file before another sweep does not undo what the other read.
-        Each path of ``gone`` gets a *gone* marker with the same stamp (see
-        the module's notes on ``reads``).
+        read gets its stamp in ``stamps`` (one per info, taken when its file
+        was read: see :meth:`reserve_stamp`), else ``stamp`` (default: a new
+        one now), also when its rows are stored already, so a file reverted
+        to an older content makes that content current again. A stamp never
+        lowers one already stored: a slow sweep that read a file before
+        another sweep does not undo what the other read. Each path of
+        ``gone`` gets a *gone* marker with ``stamp`` (see the module's notes
+        on ``reads``).
         """
         infos = list(infos)
-        markers = {(GONE, path, "", "", ""): None for path in gone if path}
         rows = [tuple(getattr(i, c) for c in _INSTANCE_COLUMNS) for i in infos]
         with self._transaction():
             seen = _next_stamp(self._db) if stamp is None else stamp
-            reads = {
-                (i.key, i.source or "", i.base or i.key, i.platform_source or "",
-                 i.platform_key or ""): i.name
-                for i in infos
-            }  # fmt: skip
+            # A read made twice (a file given twice) keeps its latest stamp and name.
+            reads: dict[tuple[str, ...], tuple[int, str | None]] = {}
+            for i, at in zip(infos, stamps or [None] * len(infos), strict=True):
+                read = (i.key, i.source or "", i.base or i.key, i.platform_source or "",
+                        i.platform_key or "")  # fmt: skip
+                at = seen if at is None else at
+                if read not in reads or at >= reads[read][0]:
+                    reads[read] = (at, i.name)
+            markers = {(GONE, path, "", "", ""): (seen, None) for path in gone if path}
             marks = ", ".join("?" * len(_INSTANCE_COLUMNS))
             self._db.executemany(f"INSERT OR IGNORE INTO instances VALUES ({marks})", rows)
             self._db.executemany(
@@ -341,13 +350,13 @@ class Store:
                 " ON CONFLICT (instance, source, base, platform_source, platform_key) DO UPDATE"
                 " SET name = CASE WHEN excluded.seen >= seen THEN excluded.name ELSE name END,"
                 " seen = MAX(seen, excluded.seen)",
-                [(*read, seen, name) for read, name in sorted({**reads, **markers}.items())],
+                [(*read, at, name) for read, (at, name) in sorted({**reads, **markers}.items())],
             )
             # For older builds reading this database (they decide by sources).
             self._db.executemany(
                 "INSERT INTO sources VALUES (?, ?, ?) ON CONFLICT (instance, source) DO UPDATE"
                 " SET seen = MAX(seen, excluded.seen)",
-                sorted({(read[0], read[1], seen) for read in reads if read[1]}),
+                sorted({(read[0], read[1], at) for read, (at, _) in reads.items() if read[1]}),
             )
 
     def add_plan(self, keys: Iterable[tuple[str, str, str]], version: str) -> None:
@@ -557,9 +566,12 @@ class Store:
             Runs claimed and not finished, per owner (``host:pid``): in flight,
             or left by a sweep that was stopped.
         not_started : int
-            Planned runs (``plans``) of current instances with neither a row,
-            in any version, nor a claim: a sweep stopped before it reached
-            them. A database without ``plans`` has none.
+            Planned runs (``plans``) of current instances with neither a row
+            nor a claim of the version the plan recorded: a sweep stopped
+            before it reached them. A row or a claim of another version (the
+            same run made by other code) does not count: after a code change,
+            the new study is incomplete until its own runs are stored. A
+            database without ``plans`` has none.
 
         Examples
         --------
@@ -581,13 +593,17 @@ class Store:
         )
         claimed: dict[str, int] = defaultdict(int)
         held = set()
+        # Full keys, version included: a run of other code is not this plan's run.
         for *key, owner in claims:
             if wanted is None or tuple(key) in wanted:
                 claimed[owner] += 1
-                held.add(tuple(key[:3]))
+                held.add(tuple(key))
         if "plans" not in tables:
             return dict(claimed), 0
-        done = {tuple(r) for r in self._db.execute("SELECT instance, method, options FROM runs")}
+        done = {
+            tuple(r)
+            for r in self._db.execute("SELECT instance, method, options, version FROM runs")
+        }
         stale = stale_instances(self.reads())
         planned = {
             tuple(r)
@@ -595,9 +611,8 @@ class Store:
             if wanted is None or tuple(r) in wanted
         }
         not_started = {
-            key[:3] for key in planned
-            if key[0] not in stale and key[:3] not in done and key[:3] not in held
-        }  # fmt: skip
+            key for key in planned if key[0] not in stale and key not in done and key not in held
+        }
         return dict(claimed), len(not_started)
 
     def runs(self, *, schedules: bool = False) -> Iterator[dict[str, Any]]:

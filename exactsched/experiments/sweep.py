@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from exactsched.errors import MethodError
@@ -356,15 +357,14 @@ def run_sweep(
     store: Store | None = db if isinstance(db, Store) else None
     try:
         store = store or Store(db)
-        # The stamp is taken before any file is read: a sweep that reads a file
-        # after this one (and so sees a later edit) always gets a larger stamp,
-        # however long this one takes to load its instances.
-        stamp = store.reserve_stamp()
-        on_file = _platform_file(platform)
-        problems = _load_all(instances, platform)
+        # Each file's read is stamped once it is read (_load_all): stamp order is
+        # read order, whichever sweep starts or writes first.
+        on_file, problems = _read_stamped(store, instances, platform)
         if models is not None:
             problems = [
-                (src, with_model(p, m, src), base) for src, p, base in problems for m in models
+                (src, with_model(p, m, src), base, stamp)
+                for src, p, base, stamp in problems
+                for m in models
             ]
         # Real paths: a file reached through a symbolic link or ``..`` is one
         # source, and two files are never taken for one.
@@ -376,10 +376,19 @@ def run_sweep(
                 platform_source=on_file[0] if on_file and src else "",
                 platform_key=on_file[1] if on_file and src else "",
             )
-            for src, p, base in problems
+            for src, p, base, _ in problems
         ]
         gone = _gone_sources(store, infos, _scanned_folders(instances))
-        store.add_instances(infos, stamp=stamp, gone=gone)
+        stamps = [read for *_, read in problems]
+        # The stamp of what is no file's read: the last file's, but a gone marker's
+        # is taken after the file was found gone, and the file looked for once more.
+        taken = [read for read in stamps if read is not None]
+        if gone or not taken:
+            stamp = store.reserve_stamp()
+            gone = [path for path in gone if not os.path.lexists(path)]
+        else:
+            stamp = max(taken)
+        store.add_instances(infos, stamp=stamp, stamps=stamps, gone=gone)
     except BaseException:
         if store is not None and not isinstance(db, Store):
             store.close()
@@ -542,14 +551,90 @@ def _specs(value: Any, kind: str) -> list[MethodSpec]:
     return specs
 
 
+#: How many times a sweep reads a file again when it changes while it is read.
+READ_ATTEMPTS = 5
+
+
+class _PlatformChanged(Exception):
+    """The ``--platform`` file changed while a sweep read its instances."""
+
+
+def _read_stamped(
+    store: Store, instances: Sequence[Any], platform: Any
+) -> tuple[tuple[str, str] | None, list[tuple[str, Problem, str, int | None]]]:
+    """:func:`_platform_file` and :func:`_load_all` of a sweep, each file's read stamped.
+
+    A ``--platform`` file edited while the instances are read (each read
+    checks it) has them all read again, on its new content.
+
+    Raises
+    ------
+    InstanceError
+        If an instance cannot be read, or a file changes while it is read
+        :data:`READ_ATTEMPTS` times in a row.
+    """
+    from exactsched.errors import InstanceError
+
+    on_disk = _platform_path(platform)
+    for _ in range(READ_ATTEMPTS):
+        watched = None if on_disk is None else (on_disk, _bytes_key(on_disk))
+        on_file = _platform_file(platform)
+        try:
+            return on_file, _load_all(instances, platform, store, watched)
+        except _PlatformChanged:
+            continue
+    raise InstanceError(
+        f"{on_disk}: changed while it was being read, {READ_ATTEMPTS} times; run the"
+        " sweep again once it is no longer being written"
+    )
+
+
+def _bytes_key(path: str | os.PathLike[str]) -> str | None:
+    """The key of the bytes of ``path`` (None if it cannot be read: reading it says why)."""
+    from exactsched.experiments.instances import file_key
+
+    try:
+        return file_key(path)
+    except OSError:
+        return None
+
+
+def _platform_path(platform: Any) -> str | None:
+    """The path of a ``--platform`` that is a file on disk, else None."""
+    if platform is None or not isinstance(platform, (str, os.PathLike)):
+        return None
+    return str(platform) if os.path.isfile(platform) else None
+
+
 def _load_all(
-    instances: Iterable[str | os.PathLike[str] | Problem], platform: Any
-) -> list[tuple[str, Problem, str]]:
-    """``(source, problem, base)`` of every instance (``source`` ``""`` for a problem).
+    instances: Iterable[str | os.PathLike[str] | Problem],
+    platform: Any,
+    store: Store | None = None,
+    watched: tuple[str, str | None] | None = None,
+) -> list[tuple[str, Problem, str, int | None]]:
+    """``(source, problem, base, stamp)`` of every instance (``source`` ``""`` for a problem).
 
     ``base`` is the content key of the file's own content, before ``platform``
     (see :class:`~exactsched.experiments.instances.InstanceInfo`): the
     problem's key when no platform replaces the file's, else :func:`_own_key`.
+
+    ``stamp`` is None for a problem or without ``store``. With it, each file's
+    read gets a stamp (:meth:`Store.reserve_stamp`) taken once the file is
+    read, and the file must then still hold the bytes it held before it was
+    read (``watched``, the platform file's path and key, likewise): what was
+    read is what the file held when the stamp was taken, so stamp order is
+    read order between sweeps on one database. Taken before the read, a sweep
+    that started first and read a file after an edit would stamp the edit as
+    older than another sweep's read of the old content (an outside audit saw
+    it); taken after the read with no check, a read made before an edit could
+    be stamped after another sweep's read of the edit. A file edited meanwhile
+    is read again.
+
+    Raises
+    ------
+    InstanceError
+        If an instance cannot be read, or a file changes while it is read
+        :data:`READ_ATTEMPTS` times in a row.
     """
     from exactsched.errors import InstanceError
     from exactsched.experiments.instances import instance_key
@@ -557,22 +642,48 @@ def _load_all(
     items = list(instances)
     if not items:
         raise InstanceError("instances: none given")
-    out: list[tuple[str, Problem, str]] = []
+    out: list[tuple[str, Problem, str, int | None]] = []
     for item in items:
         if isinstance(item, Problem):
             loaded = load_problem(item, platform)
-            out.append(("", loaded, instance_key(loaded)))
+            out.append(("", loaded, instance_key(loaded), None))
             continue
         for path in discover([item]):
-            try:
-                problem = load_problem(path, platform)
-            except InstanceError as exc:
-                text = str(exc)
-                raise InstanceError(text if str(path) in text else f"{path}: {text}") from None
-            # On another platform, the file's own content is read once more.
-            own = instance_key(problem) if platform is None else _own_key(path)
-            out.append((str(path), problem, own))
+            for _ in range(READ_ATTEMPTS):
+                before = None if store is None else _bytes_key(path)
+                problem, own = _load_file(path, platform)
+                if store is None:
+                    stamp = None
+                    break
+                stamp = store.reserve_stamp()
+                if watched is not None and _bytes_key(watched[0]) != watched[1]:
+                    raise _PlatformChanged
+                if _bytes_key(path) == before:
+                    break
+            else:
+                raise InstanceError(
+                    f"{path}: changed while it was being read, {READ_ATTEMPTS} times; run"
+                    " the sweep again once it is no longer being written"
+                )
+            out.append((str(path), problem, own, stamp))
     return out
+
+
+def _load_file(path: Path, platform: Any) -> tuple[Problem, str]:
+    """The problem of the instance file ``path`` on ``platform``, and its base.
+
+    The base as :func:`_load_all` gives it; an error names the file.
+    """
+    from exactsched.errors import InstanceError
+    from exactsched.experiments.instances import instance_key
+
+    try:
+        problem = load_problem(path, platform)
+    except InstanceError as exc:
+        text = str(exc)
+        raise InstanceError(text if str(path) in text else f"{path}: {text}") from None
+    # On another platform, the file's own content is read once more.
+    return problem, instance_key(problem) if platform is None else _own_key(path)
 
 
 def _own_key(path: os.PathLike[str] | str) -> str:
