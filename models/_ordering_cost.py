@@ -53,7 +53,8 @@ def resolve_mapping(problem: Problem, mapping: Any = None) -> np.ndarray:
     Raises
     ------
     MethodError
-        Naming the task whose processor is missing, unknown or outside its affinity.
+        Naming the task whose processor is missing, unknown or outside its
+        affinity, or a task of the mapping that the instance does not have.
 
     Examples
     --------
@@ -73,6 +74,11 @@ def resolve_mapping(problem: Problem, mapping: Any = None) -> np.ndarray:
             )
         return np.argmax(problem.allowed, axis=1).astype(np.int64)
     if isinstance(mapping, Schedule | Mapping):
+        # A task the instance lacks is most likely a typo or a schedule of another
+        # instance: refused rather than ignored (an outside audit).
+        extra = [t for t in mapping if t not in problem.task_index]
+        if extra:
+            raise MethodError(f"mapping: task {extra[0]!r} is not in the instance")
         procs = []
         for t in ids:
             if t not in mapping:
@@ -113,13 +119,26 @@ def pair_costs(problem: Problem, mapping: np.ndarray, weight: str = "hops") -> n
     mapping = np.asarray(mapping, dtype=np.int64)
     hops = problem.hops[np.ix_(mapping, mapping)].astype(float)
     if weight == "hops":
-        return hops
-    if weight == "data":
+        pair = hops
+    elif weight == "data":
         n = problem.n_tasks
         w = np.zeros((n, n))
         np.maximum.at(w, (problem.arc_src, problem.arc_dst), problem.arc_unit.astype(float))
-        return w * hops
-    raise MethodError(f"weight: must be 'hops' or 'data', not {weight!r}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            pair = w * hops
+    else:
+        raise MethodError(f"weight: must be 'hops' or 'data', not {weight!r}")
+    # An infinite pair cost would make every path through it cost inf, and no least
+    # cost could be told apart; refused as the loader refuses times that overflow.
+    bad = np.argwhere(~np.isfinite(pair))
+    if len(bad):
+        a, b = (int(v) for v in bad[0])
+        ids = problem.task_ids
+        raise MethodError(
+            f"network cost: the cost of {ids[b]!r} right after {ids[a]!r} is not finite "
+            "(more than the largest float, 1.8e308); scale the hops or the data down"
+        )
+    return pair
 
 
 def network_costs(orderings: np.ndarray, pair: np.ndarray) -> np.ndarray:
@@ -134,7 +153,8 @@ def network_costs(orderings: np.ndarray, pair: np.ndarray) -> np.ndarray:
     o = np.asarray(orderings, dtype=np.int64)
     if o.shape[1] < 2:
         return np.zeros(len(o))
-    return pair[o[:, :-1], o[:, 1:]].sum(axis=1)
+    with np.errstate(over="ignore"):  # an overflow gives inf, which the callers refuse
+        return pair[o[:, :-1], o[:, 1:]].sum(axis=1)
 
 
 class _Static:

@@ -41,6 +41,9 @@ TREE_MEMORY = 256 * 2**20
 
 _ONE = np.int64(1)
 
+#: Rows bounded between two checks of the time limit in :func:`branch_and_bound`.
+_BOUND_ROWS = 8192
+
 
 @dataclass(frozen=True)
 class SearchResult:
@@ -124,11 +127,12 @@ class _Bounds:
         self.tail = tail
         self.P = problem.n_processors if mapping is None else len(np.unique(mapping))
 
-    def lower(self, batch: BatchSchedule) -> np.ndarray:
-        """``(rows,)`` lower bound of every completion of each row's prefix."""
-        placed = batch.proc >= 0
-        finish, proc = batch.finish, np.maximum(batch.proc, 0)
-        ms = batch.makespan()
+    def lower(self, batch: BatchSchedule, part: slice = slice(None)) -> np.ndarray:
+        """Lower bound of every completion of each row's prefix (the rows ``part`` only)."""
+        placed = batch.proc[part] >= 0
+        finish, start = batch.finish[part], batch.start[part]
+        proc = np.maximum(batch.proc[part], 0)
+        ms = np.where(placed, finish, 0.0).max(axis=1, initial=0.0)  # partial makespan
         rows = len(ms)
         # fin[:, v]: a lower bound of v's finish. A placed predecessor u sends its data
         # from its processor (hop delays to each candidate processor q); an unplaced one
@@ -145,7 +149,7 @@ class _Bounds:
             best = (ready + self.cost[v]).min(axis=1)
             fin[:, v] = np.where(placed[:, v], finish[:, v], best)
         path = np.where(placed, 0.0, fin + self.tail - self.minc).max(axis=1, initial=0.0)
-        work = np.where(placed, finish - batch.start, self.minc).sum(axis=1) / self.P
+        work = np.where(placed, finish - start, self.minc).sum(axis=1) / self.P
         return np.maximum(np.maximum(ms, path), work)
 
 
@@ -188,7 +192,9 @@ def branch_and_bound(
         Insertion-based placement.
     time_limit : float or None
         Seconds; on expiry the best ordering found is returned with
-        ``proven=False`` and the least bound of the open prefixes.
+        ``proven=False`` and the least bound of the open prefixes (as computed
+        when they were generated, or their parent's for a block cut short), so
+        that stopping costs no new bounding.
     lower_bound : float, optional
         A known lower bound of every schedule (default
         :func:`exactsched.lower_bound`); reaching it ends the search.
@@ -241,13 +247,25 @@ def branch_and_bound(
         return result(True, inc_value)
     seen: set[bytes] = set()  # partial schedules already expanded (bounded memory)
     max_seen = 4_000_000
+
+    def out_of_time() -> bool:
+        return time_limit is not None and time.perf_counter() - t0 > time_limit
+
+    def stopped(popped: float = np.inf) -> SearchResult:
+        # The open prefixes: the stack, and the piece being expanded (``popped``, its
+        # parents' bound, which holds for its children too).
+        open_lb = min([popped] + [entry[3] for entry in stack])
+        return result(False, max(open_lb, global_lb))
+
     empty = BatchSchedule(problem, 1, insertion=insertion)
-    stack = [(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty)]
+    # Each entry keeps the least bound of its rows, computed when it was pushed, so that
+    # the bound of the open prefixes at the time limit costs nothing: bounding the whole
+    # stack again once out of time overran the limit by 100% (an outside audit).
+    stack = [(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty, global_lb)]
     while stack:
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            open_lb = min(float(bounds.lower(b).min()) for _, _, b in stack)
-            return result(False, max(open_lb, global_lb))
-        prefix, placed, batch = stack.pop()
+        if out_of_time():
+            return stopped()
+        prefix, placed, batch, parent_lb = stack.pop()
         pm = placed[:, None]
         avail = ((pm & pred[None, :]) == pred[None, :]) & (((pm >> bits) & 1) == 0)
         rows, cols = np.nonzero(avail)
@@ -266,18 +284,26 @@ def branch_and_bound(
                 if stop_at_bound and inc_value <= global_lb:
                     return result(True, inc_value)
             continue
-        lb = bounds.lower(batch)
+        # Bounded a slice at a time, to stop within a fraction of a second of the limit
+        # (one call on a whole expanded piece, 75,000 rows of 40 tasks, took a second).
+        lb = np.empty(len(prefix))
+        for start in range(0, len(prefix), _BOUND_ROWS):
+            if out_of_time():
+                return stopped(parent_lb)
+            part = slice(start, start + _BOUND_ROWS)
+            lb[part] = bounds.lower(batch, part)
         keep = (lb < inc_value) | ((lb == inc_value) & _lex_le(prefix, inc))
         if stop_at_bound:
             keep &= lb < inc_value
         keep = np.flatnonzero(keep)
         if not len(keep):
             continue
-        prefix, placed, batch = prefix[keep], placed[keep], batch.take(keep)
+        prefix, placed, batch, lb = prefix[keep], placed[keep], batch.take(keep), lb[keep]
         if len(seen) >= max_seen:  # table full: merge equal partial schedules of this block
             first = _dedup(prefix, batch)
             if len(first) < len(prefix):
-                prefix, placed, batch = prefix[first], placed[first], batch.take(first)
+                prefix, placed, lb = prefix[first], placed[first], lb[first]
+                batch = batch.take(first)
         else:
             # A partial schedule met before (in this block or an earlier one) came from a
             # lexicographically smaller prefix, as the search goes depth first in order,
@@ -296,12 +322,12 @@ def branch_and_bound(
                 if not fresh:
                     continue
                 idx = np.array(fresh)
-                prefix, placed, batch = prefix[idx], placed[idx], batch.take(idx)
+                prefix, placed, batch, lb = prefix[idx], placed[idx], batch.take(idx), lb[idx]
         # Depth first, in lexicographic order: the first piece on top of the stack.
         for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
             sl = slice(start, start + chunk)
             piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
-            stack.append((prefix[sl], placed[sl], piece))
+            stack.append((prefix[sl], placed[sl], piece, float(lb[sl].min())))
     return result(True, inc_value)
 
 

@@ -167,7 +167,8 @@ def ordering_costs(
     ----------
     problem : Problem
     orderings : numpy.ndarray
-        ``(rows, n)`` legal orderings (task indices), e.g. from :func:`iter_orderings`.
+        ``(rows, n)`` legal orderings (task indices), e.g. from :func:`iter_orderings`;
+        entries that are booleans or not integral (1.9) are refused, not truncated.
     objective : {"network", "makespan"}
         ``"network"``: the sum of ``hops`` between the processors of
         consecutive tasks under ``mapping`` (``weight="data"``: each pair
@@ -187,6 +188,13 @@ def ordering_costs(
     numpy.ndarray
         ``(rows,)`` float costs.
 
+    Raises
+    ------
+    MethodError
+        On a row that is no legal ordering of task indices, a mapping that
+        :func:`resolve_mapping` refuses, or a network cost that overflows the
+        largest float (naming the path that overflows).
+
     Examples
     --------
     >>> import exactsched
@@ -196,17 +204,42 @@ def ordering_costs(
     [88.0, 80.0, 88.0]
     """
     _check_objective(objective)
-    o = np.asarray(orderings, dtype=np.int64)
-    if o.ndim != 2 or o.shape[1] != problem.n_tasks:
-        raise MethodError(f"orderings: shape {o.shape}, expected (rows, {problem.n_tasks})")
+    o = _index_rows(problem, orderings)
     _check_legal(problem, o)
     m = _mapping_or_none(problem, mapping, objective)
     if objective == "network":
-        return network_costs(o, pair_costs(problem, m, weight))
+        pair = pair_costs(problem, m, weight)
+        return _finite_network(problem, o, pair, network_costs(o, pair))
     batch = BatchSchedule(problem, len(o), insertion=insertion)
     for k in range(o.shape[1]):
         batch.step(o[:, k], None if m is None else m[o[:, k]])
     return batch.makespan()
+
+
+def _finite_network(
+    problem: Problem, orderings: np.ndarray, pair: np.ndarray, costs: np.ndarray
+) -> np.ndarray:
+    """``costs``, unless one overflowed: then refuse, naming the path that overflows.
+
+    The loader refuses times that overflow, but network costs add hops alone: 1e308
+    hops between three processors make every path cost inf, where no least cost can be
+    told apart (an outside audit: an assertion in :func:`best_ordering`, and ``inf``
+    reported as the best cost by the isl engine). The first overflowing row is named:
+    the lexicographically first such ordering, in :func:`best_ordering` on either engine.
+    """
+    bad = np.flatnonzero(~np.isfinite(costs))
+    if not len(bad):
+        return costs
+    row = np.asarray(orderings[int(bad[0])], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        partial = np.cumsum(pair[row[:-1], row[1:]])
+    k = int(np.flatnonzero(~np.isfinite(partial))[0]) + 1  # the path row[:k + 1] overflows
+    ids = [repr(problem.task_ids[t]) for t in row[: k + 1].tolist()]
+    path = " -> ".join(ids if len(ids) <= 6 else [*ids[:2], "...", *ids[-2:]])
+    raise MethodError(
+        f"network cost: the path {path} ({k} steps) costs more than the largest float "
+        "(1.8e308); scale the hops or the data down"
+    )
 
 
 def _check_legal(problem: Problem, o: np.ndarray) -> None:
@@ -247,7 +280,7 @@ def ordering_schedule(
     ----------
     problem : Problem
     ordering : sequence of int or str
-        Task indices or ids, in order.
+        Task indices or ids, in order; a boolean or non-integral index is refused.
     mapping : optional
         Fixed processors (:func:`resolve_mapping`); default least finish time.
     insertion : bool
@@ -255,7 +288,8 @@ def ordering_schedule(
     Raises
     ------
     MethodError
-        If the ordering is not a legal ordering of the instance.
+        If the ordering is not a legal ordering of the instance (naming the
+        task at fault, quoted), or holds an unknown id or a bad index.
 
     Examples
     --------
@@ -277,17 +311,60 @@ def ordering_schedule(
     return builder.to_schedule()
 
 
+def _task_index(problem: Problem, item: Any, what: str) -> int:
+    """The task index ``item`` stands for: an id, or an integral index in range.
+
+    ``int()`` would truncate 1.9 to 1 and read True as 1: an ordering that is not
+    the one meant would be costed, so those are refused (an outside audit).
+    """
+    if isinstance(item, str):
+        if item not in problem.task_index:
+            raise MethodError(f"{what}: unknown task {item!r}")
+        return problem.task_index[item]
+    shown = item.item() if isinstance(item, np.generic) else item  # 1.5, not np.float64(1.5)
+    if isinstance(item, bool | np.bool_) or not isinstance(
+        item, int | np.integer | float | np.floating
+    ):
+        raise MethodError(f"{what}: {shown!r} is not a task index")
+    if isinstance(item, float | np.floating) and not float(item).is_integer():
+        raise MethodError(f"{what}: task index {shown!r} is not an integer")
+    n = problem.n_tasks
+    if not 0 <= item < n:
+        raise MethodError(f"{what}: task index {shown!r} outside 0..{n - 1}")
+    return int(item)
+
+
+def _index_rows(problem: Problem, orderings: Any) -> np.ndarray:
+    """``orderings`` as an ``(rows, n)`` ``int64`` array of task indices, or refuse it.
+
+    Integer arrays pass as they are; anything else (bool, float and object
+    arrays, nested lists) is read entry by entry with :func:`_task_index`.
+    """
+    n = problem.n_tasks
+    if isinstance(orderings, np.ndarray) and orderings.dtype.kind in "iu":
+        o = orderings.astype(np.int64, copy=False)
+    else:
+        try:
+            # dtype=object keeps True and 1.9 as they are; a plain asarray makes them 1.
+            o = np.array(orderings, dtype=object)
+        except ValueError:
+            raise MethodError(f"orderings: ragged rows, expected (rows, {n})") from None
+    if o.ndim != 2 or o.shape[1] != n:
+        raise MethodError(f"orderings: shape {o.shape}, expected (rows, {n})")
+    if o.dtype == object:
+        out = np.empty(o.shape, dtype=np.int64)
+        for (r, k), item in np.ndenumerate(o):
+            if isinstance(item, str):  # rows of indices here, not of ids
+                raise MethodError(f"orderings: {item!r} is not a task index")
+            out[r, k] = _task_index(problem, item, "orderings")
+        o = out
+    return o
+
+
 def _as_indices(problem: Problem, ordering: Any) -> np.ndarray:
     """Task indices of an ordering given by ids or indices; checks that it is legal."""
-    items = list(ordering)
     n = problem.n_tasks
-    try:
-        o = np.array(
-            [problem.task_index[t] if isinstance(t, str) else int(t) for t in items],
-            dtype=np.int64,
-        )
-    except KeyError as exc:
-        raise MethodError(f"ordering: unknown task {exc.args[0]!r}") from None
+    o = np.array([_task_index(problem, t, "ordering") for t in ordering], dtype=np.int64)
     if sorted(o.tolist()) != list(range(n)):
         raise MethodError(f"ordering: must hold each of the {n} tasks once")
     pos = np.empty(n, dtype=np.int64)
@@ -296,9 +373,10 @@ def _as_indices(problem: Problem, ordering: Any) -> np.ndarray:
     if len(bad):
         a = int(bad[0])
         ids = problem.task_ids
+        # Quoted as ordering_costs does: an empty or spaced id stays visible.
         raise MethodError(
-            f"ordering: {ids[problem.arc_dst[a]]} comes before its predecessor "
-            f"{ids[problem.arc_src[a]]}"
+            f"ordering: {ids[problem.arc_dst[a]]!r} comes before its predecessor "
+            f"{ids[problem.arc_src[a]]!r}"
         )
     return o
 
@@ -357,6 +435,13 @@ def best_ordering(
     -------
     BestOrdering
 
+    Raises
+    ------
+    MethodError
+        Over ``limit``; or, on either engine, when a network cost overflows the
+        largest float (no least cost could be told apart), naming the path of
+        the lexicographically first ordering that overflows.
+
     Examples
     --------
     >>> import exactsched
@@ -404,7 +489,7 @@ def best_ordering(
         assert pair is not None
         best_key, best_cost, best_row, ties, total = np.inf, np.inf, None, 0, 0
         for block in iter_orderings(problem, chunk=chunk):
-            costs = network_costs(block, pair)
+            costs = _finite_network(problem, block, pair, network_costs(block, pair))
             keys = key(costs)
             total += len(block)
             low = float(keys.min())

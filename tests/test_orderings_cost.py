@@ -162,7 +162,7 @@ def test_mapping_from_affinity_and_errors():
 
 def test_illegal_ordering_is_refused():
     p = Problem.from_lists([1, 1], [(0, 1)], n_processors=1)
-    with pytest.raises(MethodError, match="t1 comes before its predecessor t0"):
+    with pytest.raises(MethodError, match="'t1' comes before its predecessor 't0'"):
         ordering_schedule(p, ["t1", "t0"])
     with pytest.raises(MethodError, match="each of the 2 tasks once"):
         ordering_schedule(p, [0, 0])

@@ -73,8 +73,9 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     p.add_argument(
         "--limit",
         type=int,
-        default=DEFAULT_LIMIT,
-        help=f"refuse to enumerate more legal orderings (default {DEFAULT_LIMIT})",
+        default=None,
+        help=f"refuse to enumerate more legal orderings (default {DEFAULT_LIMIT}); only with "
+        "--best without --search, the one mode that enumerates",
     )
     p.add_argument(
         "--search",
@@ -113,7 +114,7 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
     from models import orderings as mo
 
     problem = load_instance(args.instance)
-    if args.limit < 0:
+    if args.limit is not None and args.limit < 0:
         raise MethodError("--limit: must be >= 0")
     check_output(args.promote_isolation, "--promote-isolation")
     if args.promote_isolation and not args.best:
@@ -129,6 +130,9 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         raise MethodError("--weight: only with --best network (the network cost it weighs)")
     if args.engine is not None and args.search and not args.count:
         raise MethodError("--engine: --search neither counts nor enumerates; add --count")
+    if args.limit is not None and (not args.best or args.search):
+        raise MethodError("--limit: needs --best without --search (the only mode that enumerates)")
+    args.limit = DEFAULT_LIMIT if args.limit is None else args.limit
     args.weight = args.weight or "hops"
     args.engine = args.engine or "dp"
     if args.isl and not args.json:
@@ -242,5 +246,3 @@ def _write_json(path: str, document: Any) -> None:
         raise MethodError(
             f"--promote-isolation {path}: cannot write: {exc.strerror or exc}"
         ) from None
-
-

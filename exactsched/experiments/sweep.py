@@ -593,8 +593,10 @@ def _bytes_key(path: str | os.PathLike[str]) -> str | None:
     """The key of the bytes of ``path`` (None if it cannot be read: reading it says why)."""
     from exactsched.experiments.instances import file_key
 
+    # Only a regular file: opening a FIFO would wait for a writer (the read that
+    # follows refuses anything else with one line).
     try:
-        return file_key(path)
+        return file_key(path) if os.path.isfile(path) else None
     except OSError:
         return None
 
