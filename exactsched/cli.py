@@ -552,13 +552,12 @@ def _claim_violations(document: dict[str, Any], schedule: Any) -> list[str]:
     (an outside audit found both passed as "valid").
     """
     from exactsched.result import Status
-    from exactsched.validate import float_noise
 
     out = []  # ``document`` is an object: Schedule.from_json refused anything else
     bound = document.get("lower_bound")
     makespan = float(schedule.makespan)
     numeric = isinstance(bound, int | float) and not isinstance(bound, bool)
-    if numeric and math.isfinite(bound) and bound - makespan > float_noise(bound, makespan):
+    if numeric and _bound_above(bound, makespan):
         out.append(
             f"lower_bound: {number_text(bound)} is above the schedule's own makespan "
             f"{number_text(makespan)}, so it bounds nothing"
@@ -568,6 +567,31 @@ def _claim_violations(document: dict[str, Any], schedule: Any) -> list[str]:
     if "status" in document and status not in known:
         out.append(f"status: {status!r} is not one of {', '.join(known)}")
     return out
+
+
+def _bound_above(bound: float, makespan: float) -> bool:
+    """Whether a claimed lower bound is above a (finite) makespan beyond the float noise.
+
+    Infinity (which ``1e400`` reads as) and an integer too large for a float are
+    above every makespan (an outside audit: the first passed, the second crashed);
+    NaN is above nothing.
+
+    Examples
+    --------
+    >>> _bound_above(10**400, 4.0), _bound_above(float("inf"), 4.0), _bound_above(4.0, 4.0)
+    (True, True, False)
+    >>> _bound_above(-(10**400), 4.0), _bound_above(float("nan"), 4.0)
+    (False, False)
+    """
+    from exactsched.validate import float_noise
+
+    try:
+        value = float(bound)
+    except OverflowError:  # an integer past the largest float
+        return bound > 0
+    if math.isinf(value):
+        return value > 0
+    return value - makespan > float_noise(value, makespan)
 
 
 # ---- solve ------------------------------------------------------------------------

@@ -14,10 +14,12 @@ overlaps in time; a document's ``makespan``, if given, is its largest finish
 Exactness. Every number a comparison reads (start, finish, cost, latency,
 bandwidth, data, hops) is first read as the decimal it prints as (Python's
 shortest round-trip ``repr``). When all of them are *exact decimals*, i.e.
-have at most 15 significant digits (every integer of the data does, and so do
-times a person or a correctly rounded sum writes down), the comparison is made
-exactly, in integer arithmetic after scaling by a common power of ten: there
-is no slack at all, whatever the size of the other times in the schedule. A
+have at most 15 significant digits (not counting the zeros that only place the
+point, so ``9007199254751000`` has 13 and ``5e-324`` one; every integer below
+2**53 is one too, and so are times a person or a correctly rounded sum writes
+down), the comparison is made exactly, in integer arithmetic after scaling by a
+common power of ten, however many places that takes: there is no slack at all,
+whatever the size of the other times in the schedule. A
 time with 16 or 17 significant digits is a floating-point artefact (``0.1 +
 0.2`` is ``0.30000000000000004``); a comparison that reads one is made in
 floating point with the *float noise* of the two quantities compared as its only
@@ -59,7 +61,8 @@ may start inside another task; edges and order pairs bind them as written
 (``docs/instance-format.md``, "Zero-length tasks"). Only a cost of exactly 0 does
 that: a positive cost below half a unit in the last place of the start
 (``start + cost == start`` in floating point) still occupies its processor, and
-such a task starting strictly inside another is an overlap (moving it out takes
+such a task starting strictly inside another (or inside an isolation partner: the
+pair is judged like two tasks of one processor) is an overlap (moving it out takes
 far more than a rounding error), while touching is allowed as usual.
 
 Times in messages are printed exactly (12 significant digits, more when needed).
@@ -87,8 +90,6 @@ __all__ = [
 
 EXACT_DIGITS = 15
 """Significant digits up to which a number is read as an exact decimal."""
-
-_MAX_PLACES = 60  # decimals beyond this many places are compared in floating point
 
 
 def validate(
@@ -196,22 +197,32 @@ def validate(
             )
 
     # Rule 1: no overlap on a processor. Sorting by (start, end) puts zero-length tasks
-    # first, so comparing each task with the latest end so far is enough.
+    # first, so comparing each task with the latest end so far is enough, but for one
+    # thing: an end read with the float noise can hide a later exact end that ties with
+    # it in floating point (1e15 + 0.2 and 1e15 + 0.30000000000000004 both round to
+    # 1e15 + 0.25). So a task the holder does not refute is also compared with the
+    # earlier tasks still running in floating point (rarely more than the holder).
     placed = np.flatnonzero(ok)
     rank = np.zeros(n, dtype=np.int64)  # lanes in the order their processors first appear
     lanes, first = np.unique(proc[placed], return_index=True)
     rank[placed] = np.argsort(np.argsort(first))[np.searchsorted(lanes, proc[placed])]
     by_lane = placed[np.lexsort((end[placed], start[placed], rank[placed]))]
     by_lane = by_lane[num.lanes_to_check(by_lane, rank)].tolist()
-    lane, holder = -1, -1
+    lane, holder, running = -1, -1, []
     for i in by_lane:
         if rank[i] != lane:
-            lane, holder = rank[i], -1
-        if holder >= 0 and num.positive(i) and num.less_end(i, holder):
-            problems.append(
-                f"processor {problem.proc_ids[proc[i]]}: {ids[holder]} [{_t(start[holder])}, "
-                f"{_t(end[holder])}) overlaps {ids[i]} [{_t(start[i])}, {_t(end[i])})"
-            )
+            lane, holder, running = rank[i], -1, []
+        running = [j for j in running if end[j] > start[i]]  # a float x >= y never violates
+        if num.positive(i):
+            over = holder if holder >= 0 and num.less_end(i, holder) else -1
+            if over < 0:
+                over = next((j for j in running if j != holder and num.less_end(i, j)), -1)
+            if over >= 0:
+                problems.append(
+                    f"processor {problem.proc_ids[proc[i]]}: {ids[over]} [{_t(start[over])}, "
+                    f"{_t(end[over])}) overlaps {ids[i]} [{_t(start[i])}, {_t(end[i])})"
+                )
+            running.append(i)
         if holder < 0 or num.later_end(i, holder):
             holder = i
 
@@ -243,11 +254,17 @@ def validate(
             f"{ids[a]} finishes at {_t(end[a])}"
         )
 
-    # Rule 4: isolation pairs never overlap in time, on any processors.
+    # Rule 4: isolation pairs never overlap in time, on any processors. Judged as rule 1
+    # judges a lane: the later of the two by (start, end) must not start before the other
+    # ends. (Also asking the earlier to start before the later ends let a task shorter
+    # than the float noise start strictly inside its partner: an outside audit.)
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
-        if not (ok[a] and ok[b] and start[a] < end[b] and start[b] < end[a]):
+        if not (ok[a] and ok[b]):
+            continue
+        first, later = (a, b) if (start[a], end[a]) <= (start[b], end[b]) else (b, a)
+        if start[later] >= end[first]:
             continue  # touching or apart never violates
-        if num.positive(a) and num.positive(b) and num.overlap(a, b):
+        if num.positive(a) and num.positive(b) and num.less_end(later, first):
             problems.append(
                 f"isolation {ids[a]} / {ids[b]}: [{_t(start[a])}, {_t(end[a])}) and "
                 f"[{_t(start[b])}, {_t(end[b])}) overlap in time"
@@ -417,10 +434,6 @@ class _Numbers:
             return bool(self.e[i] > self.e[holder])
         return bool(self.end[i] > self.end[holder])
 
-    def overlap(self, a: int, b: int) -> bool:
-        """Whether the intervals of ``a`` and ``b`` overlap in time."""
-        return self.less_end(a, b) and self.less_end(b, a)
-
     # ---- vectorised comparisons ----------------------------------------------------------
 
     def less_vec(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -554,7 +567,7 @@ class _Screen:
         return self.exact.edge_violations(src, dst, suspect)
 
     def __getattr__(self, name: str) -> Any:
-        # positive, less_end, later_end, overlap, less_vec, delay_float: the exact reading
+        # positive, less_end, later_end, less_vec, delay_float: the exact reading
         return getattr(self.exact, name)
 
 
@@ -612,6 +625,9 @@ def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> mask, places = _exact_places(np.array([3.0, 2.5, 0.1 + 0.2, 1e-7, 1e17, 1e17 + 16]))
     >>> mask.tolist(), places.tolist()
     ([True, True, False, True, True, False], [0, 1, 0, 7, 0, 0])
+    >>> mask, places = _exact_places(np.array([9007199254751000.0, 1e-61, 5e-324]))
+    >>> mask.tolist(), places.tolist()
+    ([True, True, True], [0, 61, 324])
     """
     v = np.asarray(values, dtype=float)
     mask = np.isfinite(v)
@@ -620,15 +636,59 @@ def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     small_whole = mask & (np.abs(np.where(mask, v, 0.0)) < 2.0**53)
     small_whole &= v == np.floor(np.where(small_whole, v, 0.0))
     for k in np.flatnonzero(mask & ~small_whole).tolist():
-        text = repr(float(v[k]))
-        mantissa, _, exponent = text.partition("e")
-        digits = mantissa.lstrip("-").replace(".", "").lstrip("0")
-        decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
-        if len(digits) > EXACT_DIGITS or decimals > _MAX_PLACES:
+        decimal = _decimal(float(v[k]))
+        if decimal is None:
             mask[k] = False
         else:
-            places[k] = max(decimals, 0)
+            places[k] = max(-decimal[1], 0)
     return mask, places
+
+
+def _decimal(value: float) -> tuple[int, int] | None:
+    """``(m, k)`` with ``value`` printing as ``m * 10**k``, when it is an exact decimal.
+
+    Exact: finite and at most :data:`EXACT_DIGITS` significant digits in its
+    shortest ``repr``, counted without the zeros that only place the point
+    (``9007199254751000.0`` is ``9007199254751 * 10**3``: 13 digits, not 17),
+    whatever its exponent (``5e-324`` has one); integers below 2**53 always.
+
+    Examples
+    --------
+    >>> _decimal(9007199254751000.0), _decimal(5e-324), _decimal(-0.025), _decimal(0.1 + 0.2)
+    ((9007199254751, 3), (5, -324), (-25, -3), None)
+    >>> _decimal(1234567890123456.0), _decimal(1.5e16), _decimal(9007199254740994.0)
+    ((1234567890123456, 0), (15, 15), None)
+    """
+    if not math.isfinite(value):
+        return None
+    if value.is_integer() and abs(value) < 2.0**53:
+        return int(value), 0
+    mantissa, _, exponent = repr(value).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("-")
+    significant = digits.strip("0")
+    if len(significant) > EXACT_DIGITS:
+        return None
+    trailing = len(digits) - len(digits.rstrip("0"))  # zeros that only place the point
+    m = int(significant or "0")
+    return (-m if value < 0 else m), int(exponent or 0) - len(fraction) + trailing
+
+
+def _exact_decimal(value: float) -> Fraction | None:
+    """The exact decimal ``value`` prints as (:func:`_decimal`), or None (float noise).
+
+    The one reading of a number shared with :mod:`exactsched.validate_comm`.
+
+    Examples
+    --------
+    >>> _exact_decimal(2.5), _exact_decimal(1e-61) == Fraction(1, 10**61), _exact_decimal(2.0**53)
+    (Fraction(5, 2), True, None)
+    """
+    decimal = _decimal(value)
+    if decimal is None:
+        return None
+    m, k = decimal
+    return Fraction(m * 10**k) if k >= 0 else Fraction(m, 10**-k)
 
 
 def _scaled(values: np.ndarray, mask: np.ndarray, places: int) -> np.ndarray:
