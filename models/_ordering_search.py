@@ -19,6 +19,10 @@ partial schedules already expanded (up to four million). The head bound
 uses the real hop delays from placed predecessors. When the incumbent reaches
 the instance's lower bound (:func:`exactsched.lower_bound`, or one given, for
 instance a proven CP-SAT optimum) it is optimal and the search stops early.
+
+The stack of open prefixes and the table are held within :data:`SEARCH_MEMORY`
+bytes: past it the search stops as at the time limit, unproven, with the bound
+of the open prefixes.
 """
 
 from __future__ import annotations
@@ -38,6 +42,16 @@ __all__ = ["SearchResult", "branch_and_bound", "priority_ordering", "tree_minimu
 
 #: Bytes of partial schedules the stack of :func:`tree_minimum` may hold.
 TREE_MEMORY = 256 * 2**20
+
+#: Bytes the stack of open prefixes and the table of expanded partial schedules of
+#: :func:`branch_and_bound` may hold; past it the search stops, unproven. One block's
+#: expansion is kept within a quarter of it (and the table within half), so that
+#: the peak stays within about twice this.
+SEARCH_MEMORY = 2**30
+
+#: Bytes a key of the table costs beyond its width: the bytes object's header,
+#: allocator rounding and its share of the hash table (measured: 90 at width 640).
+_KEY_OVERHEAD = 96
 
 _ONE = np.int64(1)
 
@@ -63,6 +77,10 @@ class SearchResult:
     nodes : int
         Prefixes generated.
     seconds : float
+    stopped : str or None
+        Why the search stopped before it was complete: ``"time limit"``, or
+        ``"memory"`` (the stack and table held :data:`SEARCH_MEMORY` bytes);
+        None when it ran to its end or the incumbent met the lower bound.
     """
 
     ordering: np.ndarray
@@ -71,6 +89,7 @@ class SearchResult:
     lower_bound: float
     nodes: int
     seconds: float
+    stopped: str | None = None
 
 
 def priority_ordering(problem: Problem, priority: np.ndarray) -> np.ndarray:
@@ -163,6 +182,17 @@ def _lex_le(prefix: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return (first == k) | less
 
 
+def _nbytes(*arrays: np.ndarray | BatchSchedule) -> int:
+    """Bytes held by the arrays, a batch counting every array it holds."""
+    total = 0
+    for a in arrays:
+        if isinstance(a, BatchSchedule):
+            total += sum(v.nbytes for v in vars(a).values() if isinstance(v, np.ndarray))
+        else:
+            total += a.nbytes
+    return total
+
+
 def _dedup(prefix: np.ndarray, batch: BatchSchedule) -> np.ndarray:
     """Indices of the first row of each distinct partial schedule, in order."""
     key = np.concatenate([batch.proc.astype(float), np.nan_to_num(batch.start, nan=-1.0)], axis=1)
@@ -194,14 +224,17 @@ def branch_and_bound(
         Seconds; on expiry the best ordering found is returned with
         ``proven=False`` and the least bound of the open prefixes (as computed
         when they were generated, or their parent's for a block cut short), so
-        that stopping costs no new bounding.
+        that stopping costs no new bounding. The same happens when the stack
+        and the table of partial schedules hold more than :data:`SEARCH_MEMORY`
+        bytes; ``stopped`` tells which.
     lower_bound : float, optional
         A known lower bound of every schedule (default
         :func:`exactsched.lower_bound`); reaching it ends the search.
     initial : numpy.ndarray, optional
         A first incumbent ordering (default HEFT's rank order).
     chunk : int
-        Rows per block.
+        Rows per block, at most: fewer when one block's expansion (a row per
+        ready task) would take more than a quarter of :data:`SEARCH_MEMORY`.
     stop_at_bound : bool
         Stop as soon as the incumbent meets the lower bound (default). With
         False the search runs to the end and the result is the
@@ -238,34 +271,57 @@ def branch_and_bound(
     )
     nodes = 0
 
-    def result(proven: bool, lb: float) -> SearchResult:
+    def result(proven: bool, lb: float, why: str | None = None) -> SearchResult:
         return SearchResult(
-            inc.copy(), inc_value, proven, min(lb, inc_value), nodes, time.perf_counter() - t0
+            inc.copy(),
+            inc_value,
+            proven,
+            min(lb, inc_value),
+            nodes,
+            time.perf_counter() - t0,
+            why,
         )
 
     if stop_at_bound and inc_value <= global_lb:
         return result(True, inc_value)
+    memory = SEARCH_MEMORY  # read per call, so that tests can lower it
+    # A block expands to a row per ready task (at most n), each row (3 + 2 P) n floats
+    # of partial schedule plus its prefix: a block of 2048 rows of 40 tasks on two
+    # processors expanded to about 190 MB, and the copies made while bounding and
+    # splitting it take about as much again, so one expansion is kept within a quarter
+    # of the cap.
+    row_bytes = 8 * ((3 + 2 * problem.n_processors) * n + problem.n_processors + n + 1)
+    chunk = max(1, min(chunk, memory // (4 * max(n, 1) * row_bytes)))
     seen: set[bytes] = set()  # partial schedules already expanded (bounded memory)
     max_seen = 4_000_000
+    # Running estimates of the bytes held by the stack and by ``seen``, updated on every
+    # push, pop and insertion: two roots joined to 38 tasks held 2.8 GB after 15 s.
+    stack_bytes = seen_bytes = 0
 
     def out_of_time() -> bool:
         return time_limit is not None and time.perf_counter() - t0 > time_limit
 
-    def stopped(popped: float = np.inf) -> SearchResult:
+    def stopped(why: str, popped: float = np.inf) -> SearchResult:
         # The open prefixes: the stack, and the piece being expanded (``popped``, its
         # parents' bound, which holds for its children too).
         open_lb = min([popped] + [entry[3] for entry in stack])
-        return result(False, max(open_lb, global_lb))
+        return result(False, max(open_lb, global_lb), why)
 
     empty = BatchSchedule(problem, 1, insertion=insertion)
+    root = (np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty)
     # Each entry keeps the least bound of its rows, computed when it was pushed, so that
     # the bound of the open prefixes at the time limit costs nothing: bounding the whole
-    # stack again once out of time overran the limit by 100% (an outside audit).
-    stack = [(np.zeros((1, 0), dtype=np.int64), np.zeros(1, dtype=np.int64), empty, global_lb)]
+    # stack again once out of time overran the limit by 100% (an outside audit). And
+    # its bytes, so that popping it costs no recount.
+    stack = [(*root, global_lb, _nbytes(*root))]
+    stack_bytes += stack[0][4]
     while stack:
         if out_of_time():
-            return stopped()
-        prefix, placed, batch, parent_lb = stack.pop()
+            return stopped("time limit")
+        if stack_bytes + seen_bytes > memory:
+            return stopped("memory")
+        prefix, placed, batch, parent_lb, size = stack.pop()
+        stack_bytes -= size
         pm = placed[:, None]
         avail = ((pm & pred[None, :]) == pred[None, :]) & (((pm >> bits) & 1) == 0)
         rows, cols = np.nonzero(avail)
@@ -289,7 +345,7 @@ def branch_and_bound(
         lb = np.empty(len(prefix))
         for start in range(0, len(prefix), _BOUND_ROWS):
             if out_of_time():
-                return stopped(parent_lb)
+                return stopped("time limit", parent_lb)
             part = slice(start, start + _BOUND_ROWS)
             lb[part] = bounds.lower(batch, part)
         keep = (lb < inc_value) | ((lb == inc_value) & _lex_le(prefix, inc))
@@ -299,7 +355,9 @@ def branch_and_bound(
         if not len(keep):
             continue
         prefix, placed, batch, lb = prefix[keep], placed[keep], batch.take(keep), lb[keep]
-        if len(seen) >= max_seen:  # table full: merge equal partial schedules of this block
+        # Table full (in keys or in half the memory, so that the stack keeps the other
+        # half): merge equal partial schedules of this block only.
+        if len(seen) >= max_seen or 2 * seen_bytes >= memory:
             first = _dedup(prefix, batch)
             if len(first) < len(prefix):
                 prefix, placed, lb = prefix[first], placed[first], lb[first]
@@ -318,6 +376,7 @@ def branch_and_bound(
                 if k not in seen:
                     seen.add(k)
                     fresh.append(i)
+            seen_bytes += len(fresh) * (width + _KEY_OVERHEAD)
             if len(fresh) < len(prefix):
                 if not fresh:
                     continue
@@ -326,8 +385,15 @@ def branch_and_bound(
         # Depth first, in lexicographic order: the first piece on top of the stack.
         for start in range((len(prefix) - 1) // chunk * chunk, -1, -chunk):
             sl = slice(start, start + chunk)
-            piece = batch.take(np.arange(start, min(start + chunk, len(prefix))))
-            stack.append((prefix[sl], placed[sl], piece, float(lb[sl].min())))
+            # Copies, not views of the whole block, so that a popped piece frees its bytes.
+            entry = (
+                prefix[sl].copy(),
+                placed[sl].copy(),
+                batch.take(np.arange(start, min(start + chunk, len(prefix)))),
+            )
+            size = _nbytes(*entry)
+            stack.append((*entry, float(lb[sl].min()), size))
+            stack_bytes += size
     return result(True, inc_value)
 
 
