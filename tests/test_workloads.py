@@ -307,7 +307,8 @@ def test_example_cholesky_n4_single_gpu():
     from exactsched import load_instance
 
     p = load_instance(EXAMPLES / "cholesky-n4-single-gpu.json")
-    assert p == cholesky_instance(4)
+    # The name is the one `exactsched generate` gives (examples/README.md).
+    assert p == cholesky_instance(4, name="cholesky-N4-nb1024-single-gpu")
 
 
 def test_example_mesh_isolation():
