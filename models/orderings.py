@@ -128,6 +128,9 @@ class BestOrdering:
     seconds : float
     ties : int
         Orderings of least cost (enumeration only; 0 otherwise).
+    stopped : str or None
+        Why an unproven search stopped: ``"time limit"`` or ``"memory"`` (the
+        branch and bound's cap); None otherwise.
     """
 
     order: tuple[str, ...]
@@ -139,6 +142,7 @@ class BestOrdering:
     lower_bound: float = float("nan")
     seconds: float = 0.0
     ties: int = 0
+    stopped: str | None = None
 
 
 def _check_objective(objective: str) -> None:
@@ -590,6 +594,7 @@ def best_priority_list(
         proven=r.proven,
         lower_bound=r.lower_bound,
         seconds=time.perf_counter() - t0,
+        stopped=r.stopped,
     )
 
 

@@ -75,3 +75,19 @@ def test_the_estimate_counts_every_array_of_a_batch():
     assert _ordering_search._nbytes(batch) == expected
     prefix = np.zeros((rows, 2), dtype=np.int64)
     assert _ordering_search._nbytes(prefix, batch) == expected + prefix.nbytes
+
+
+def test_the_cli_says_why_the_search_stopped(tmp_path, capsys, monkeypatch):
+    import json
+
+    from exactsched.cli import main
+
+    monkeypatch.setattr(_ordering_search, "SEARCH_MEMORY", 1)
+    path = tmp_path / "two-roots.json"
+    path.write_text(json.dumps(two_roots(40).to_json()))
+    assert main(["orderings", str(path), "--best", "makespan", "--search", "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)["best"]
+    assert best["proven"] is False and best["stopped"] == "memory"
+    assert main(["orderings", str(path), "--best", "makespan", "--search"]) == 0
+    out = capsys.readouterr().out
+    assert "not proven" in out and "stopped: memory" in out

@@ -185,6 +185,8 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
             "ties": best.ties,
             "seconds": round(best.seconds, 3),
         }
+        if best.stopped is not None:
+            doc["best"]["stopped"] = best.stopped
         if args.best == "network":
             doc["best"]["weight"] = args.weight
         if args.promote_isolation:
@@ -221,6 +223,8 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
     if "best" in doc:
         b = doc["best"]
         status = "proven" if b["proven"] else f"not proven, lower bound {b['lower_bound']}"
+        if "stopped" in b:
+            status += f", stopped: {b['stopped']}"
         print(f"best {b['objective']}: {b['cost']} ({status}; {b['evaluated']:,} evaluated)")
         print("  " + " ".join(listed(t) for t in b["order"]))
         if b["ties"] > 1:
