@@ -573,7 +573,6 @@ def _read_stamped(
         If an instance cannot be read, or a file changes while it is read
         :data:`READ_ATTEMPTS` times in a row.
     """
-    from exactsched.errors import InstanceError
 
     on_disk = _platform_path(platform)
     for _ in range(READ_ATTEMPTS):
@@ -583,9 +582,16 @@ def _read_stamped(
             return on_file, _load_all(instances, platform, store, watched)
         except _PlatformChanged:
             continue
-    raise InstanceError(
-        f"{on_disk}: changed while it was being read, {READ_ATTEMPTS} times; run the"
-        " sweep again once it is no longer being written"
+    raise _kept_changing(on_disk)
+
+
+def _kept_changing(path: str | os.PathLike[str] | None) -> Exception:
+    """The refusal of a file that changed at each of :data:`READ_ATTEMPTS` reads."""
+    from exactsched.errors import InstanceError
+
+    return InstanceError(
+        f"{path}: changed while it was being read, {READ_ATTEMPTS} times; run the sweep"
+        " again once it is no longer being written"
     )
 
 
@@ -663,10 +669,7 @@ def _load_all(
                 if _bytes_key(path) == before:
                     break
             else:
-                raise InstanceError(
-                    f"{path}: changed while it was being read, {READ_ATTEMPTS} times; run"
-                    " the sweep again once it is no longer being written"
-                )
+                raise _kept_changing(path)
             out.append((str(path), problem, own, stamp))
     return out
 
