@@ -199,8 +199,13 @@ class _PathLoadLP:
         n, n_classes = self.cost.shape
         finite = self.cost[self.ok]
         scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-        cost = np.where(self.ok, self.cost / scale, 0.0)
-        delay = self.comm_delay / scale
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            cost = np.where(self.ok, self.cost / scale, 0.0)
+            delay = self.comm_delay / scale
+        if not (np.isfinite(cost).all() and np.isfinite(delay).all()):
+            # Delays beyond the floats once costs are the unit (costs near 5e-324 next
+            # to data near 1e15): no LP, so no bound from it (0 is always valid).
+            return None, True
         tasks, groups = np.nonzero(self.ok)
         n_x = len(tasks)
         x_id = np.full((n, n_classes), -1, dtype=np.int64)

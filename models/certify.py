@@ -245,7 +245,10 @@ def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Ques
         if data.exact:  # always, on held grid data (both read the same decimals)
             return _Question(data, top - 1, top / grid.resolution)
         return None
-    resolution = 10.0 ** math.floor(math.log10(min(cap, 1e9) / claimed)) if claimed > 0 else 1.0
+    ratio = min(cap, 1e9) / claimed if claimed > 0 else 1.0
+    if not math.isfinite(ratio) or ratio > 1e300:
+        return None  # a claim near 5e-324: no power of ten brings it to whole units
+    resolution = 10.0 ** math.floor(math.log10(ratio))
     data = grid_data(problem, resolution)
     top = math.ceil(Fraction(claimed) * Fraction(repr(resolution)))
     target = top - (2 * problem.n_tasks - 1) - 1

@@ -228,3 +228,25 @@ def test_no_bound_above_the_makespan_on_float_sums(method: str) -> None:
     result = exactsched.solve(p, method, time_limit=5, workers=1)
     assert validate(p, result.schedule) == []
     assert result.lower_bound <= result.makespan and result.gap >= 0
+
+
+def test_costs_near_the_least_float_next_to_large_data() -> None:
+    # Session 13: costs of a few 5e-324 next to data of 9e15 crashed cpsat (the
+    # path-load LP divided the delays by the largest cost: inf) and certification
+    # (no power of ten brings a claim of 4e-323 to whole units).
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}]},
+        "tasks": [
+            {"id": "a", "cost": [5e-324 * 3, 5e-324 * 8]},
+            {"id": "b", "cost": [5e-324 * 2, 5e-324 * 5]},
+            {"id": "c", "cost": [5e-324 * 7, 5e-324]},
+        ],
+        "edges": [{"src": "a", "dst": "b", "data": 9007199254751000.0 * 3},
+                  {"src": "a", "dst": "c", "data": 5e-324}],
+    }  # fmt: skip
+    problem = Problem.from_json(doc)
+    for method in ("cpsat", "milp", "bruteforce"):
+        result = exactsched.solve(problem, method, time_limit=5, workers=1, seed=0)
+        assert validate(problem, result.schedule) == []
+        assert result.lower_bound <= result.makespan
