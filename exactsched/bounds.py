@@ -563,11 +563,11 @@ def lower_bound(problem: Problem) -> float:
 
 
 def _lower_bound(problem: Problem) -> float:
-    return _best(problem, lower_bounds(problem))
+    return _best(problem, max(lower_bounds(problem).values()))
 
 
-def _best(problem: Problem, values: dict[str, float]) -> float:
-    best = max(values.values())
+def _best(problem: Problem, best: float) -> float:
+    """``best``, rounded up on integer data (less the float noise of its sums)."""
     if problem.is_integral:
         return int(math.ceil(best - 1e-6))
     return best
@@ -620,7 +620,7 @@ def lower_bound_within(problem: Problem, seconds: float | None) -> tuple[float, 
     budget = max(0.25 * seconds, seconds - 0.5)
     if lp + ocp <= budget:
         values, complete = _bounds_within(problem, budget - (lp - path_seconds) - ocp)
-        best = _best(problem, values)
+        best = _best(problem, max(values.values()))
         if complete:
             cache["lower_bounds"] = values
             cache["lower_bound"] = best
@@ -630,4 +630,4 @@ def lower_bound_within(problem: Problem, seconds: float | None) -> tuple[float, 
         best = max(best, optimistic_critical_path(problem))
     elif lp <= budget:
         best = max(best, class_load_bound(problem))
-    return _best(problem, {"cheap": best}), False
+    return _best(problem, best), False

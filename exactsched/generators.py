@@ -689,8 +689,9 @@ def random_workload(
         amounts = np.where(dummy_arc, 0.0, rng.uniform(0.0, 2.0, size=len(arcs)))
         # No arc that may carry data: a CCR of 0 holds, any other cannot be met
         # (scaled_data refuses it, naming why).
-        target = (None if dummy_arc.all() else 1.0) if ccr == "default" else ccr
-        if target is not None and (not dummy_arc.all() or target != 0):
+        all_dummy = bool(dummy_arc.all())
+        target = (None if all_dummy else 1.0) if ccr == "default" else ccr
+        if target is not None and not (all_dummy and target == 0):
             # Scale before building the problem (one parse): the computation of a
             # task is its mean cost, as Problem.mean_cost computes it.
             if by_type is not None:

@@ -725,12 +725,13 @@ def column_starts(
     est = np.maximum(builder._avail[processor], ready)
     if builder.insertion and len(tasks):
         k = int(builder._n_gaps[processor])
-        if k and builder._max_len[processor] >= d.min():
+        shortest = d.min() if k else 0.0
+        if k and builder._max_len[processor] >= shortest:
             gs = builder._gs[processor, :k]
             ge = builder._ge[processor, :k]
             # Only gaps long enough for the shortest task and ending late enough
             # for the earliest ready time can hold any of them.
-            useful = (_spared(ge - gs, ge) >= d.min()) & (ready.min() + d.min() <= ge)
+            useful = (_spared(ge - gs, ge) >= shortest) & (ready.min() + shortest <= ge)
             gs, ge = gs[useful], ge[useful]
             k = len(gs)
             step = max(1, 2_000_000 // max(k, 1))

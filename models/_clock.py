@@ -13,7 +13,11 @@ import time
 
 from models._warmstart import OutOfTime
 
-__all__ = ["Clock", "OutOfTime"]
+__all__ = ["Clock", "OutOfTime", "LOAD_SHARE"]
+
+#: Share of its building time a model needs left for CP-SAT to load it: with less, a
+#: model is not solved (models/cpsat.py, models/_cpsat_contention.py).
+LOAD_SHARE = 0.25
 
 
 class Clock:

@@ -55,7 +55,7 @@ from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule, _tidy
-from models._clock import Clock, OutOfTime
+from models._clock import LOAD_SHARE, Clock, OutOfTime
 from models._cpsat_run import run_solver
 from models._grid import exact_units
 
@@ -69,8 +69,6 @@ _MAX_SCALE = 10**6
 #: and the times of the returned schedule are exact floats (2**53).
 _MAX_SCALED = 2**53
 _MAX_INTERVALS = 2_000_000
-#: Share of the building time CP-SAT needs left to load a model (as in models/cpsat.py).
-_LOAD_SHARE = 0.25
 
 _StageVars = dict[tuple[int, int, int], tuple[Any, list[Any]]]
 """Per (edge, sending processor, receiving processor): the literal and the stage starts."""
@@ -204,7 +202,7 @@ def solve_contention(
     schedule = best
     bound = foundation
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        found = _extract(problem, solver, start, x, stage_vars, scale)
+        found = _extract(problem, solver, start, x, stage_vars, scale, unit)
         if found.makespan <= schedule.makespan:
             schedule = found
         bound = max(bound, solver.best_objective_bound / scale)
@@ -244,7 +242,7 @@ def _build(
     def check(stage: str) -> None:
         # Out of time, or already too little left to load what is built (see the end):
         # stopping then also leaves time to free the partial model.
-        if clock.left() < _LOAD_SHARE * (clock.elapsed() - began):
+        if clock.left() < LOAD_SHARE * (clock.elapsed() - began):
             raise OutOfTime(stage)
 
     duration: dict[tuple[float, Fraction], int] = {}  # (weight, unit): scaled, exactly
@@ -349,6 +347,7 @@ def _extract(
     x: list[dict[int, Any]],
     stage_vars: _StageVars,
     scale: int,
+    unit: list[Fraction],
 ) -> Schedule:
     ids = problem.task_ids
     routing = problem.routing
@@ -356,16 +355,14 @@ def _extract(
     proc = np.array([next(q for q, lit in lits.items() if solver.value(lit)) for lits in x])
     begin = [_unscale(solver.value(s), scale) for s in start]
     messages = []
-    units = exact_units(problem)
     for (e, p, q), (y, ms) in sorted(stage_vars.items()):
         if not solver.value(y):
             continue
         i, j = int(problem.edge_src[e]), int(problem.edge_dst[e])
-        unit = _fraction(float(units[e]))
         times = []
         for m, (_, w, name) in zip(ms, routing.route(p, q), strict=True):
             s = Fraction(solver.value(m), scale)
-            times.append((name, _tidy(float(s)), _tidy(float(s + _fraction(w) * unit))))
+            times.append((name, _tidy(float(s)), _tidy(float(s + _fraction(w) * unit[e]))))
         hops = tuple(LinkTime(*t) for t in times) if links else ()
         messages.append(Message(ids[i], ids[j], times[0][1], times[-1][2], hops))
     return Schedule.from_arrays(problem, proc, np.array(begin), messages)

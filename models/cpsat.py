@@ -67,7 +67,7 @@ from exactsched.registry import HeuristicName, register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
-from models._clock import Clock, OutOfTime
+from models._clock import LOAD_SHARE, Clock, OutOfTime
 from models._cpsat_bounds import (
     StaticBounds,
     add_bounds_and_cuts,
@@ -156,7 +156,7 @@ _TOL = 1e-9
 # with n**2 (ancestors times descendants), so "auto" also stops at this many tasks.
 _PATH_CUT_LOCATIONS = 4
 _PATH_CUT_TASKS = 400
-# Stages that build the CP-SAT model, and the share of their time CP-SAT needs to load it.
+# Stages that build the CP-SAT model (CP-SAT needs LOAD_SHARE of their time to load it).
 _MODEL_STAGES = (
     "variables",
     "resources",
@@ -164,7 +164,6 @@ _MODEL_STAGES = (
     "bounds and cuts",
     "hint",
 )
-_LOAD_SHARE = 0.25
 # The model holds a delay per arc and pair of processors (several float copies while
 # scaling): beyond this many the memory, not the time, runs out.
 _MAX_DELAY_ENTRIES = 50_000_000
@@ -670,7 +669,7 @@ def cpsat(
         warm = WarmStart("serial", Schedule.from_arrays(problem, *serial_schedule(problem)))
         warm.first_seconds = clock.elapsed()
     lap("warm start")
-    foundation, complete = _foundation(problem, clock)
+    foundation, complete = lower_bound_within(problem, clock.left())
     lap("foundation bound")
     # The incumbent already meets the proven bound: nothing is left to search
     # (2 tasks on 1024 processors spent 4 s building a model to prove it).
@@ -776,7 +775,7 @@ def cpsat(
         # CP-SAT takes time to load and presolve a model whatever its limit (about
         # a quarter of the building time on 512 processors): not started without it.
         building = sum(stages.get(k, 0.0) for k in _MODEL_STAGES)
-        if clock.left() < _LOAD_SHARE * building:
+        if clock.left() < LOAD_SHARE * building:
             raise OutOfTime("solve")
     except OutOfTime as exc:
         lap(str(exc))
@@ -958,11 +957,6 @@ def _time_indexed_probe(
     if callback is not None:
         callback(float(warm.schedule.makespan), sb.lower / res, clock.elapsed())
     return warm, sb.horizon
-
-
-def _foundation(problem: Problem, clock: Clock) -> tuple[float, bool]:
-    """:func:`exactsched.bounds.lower_bound_within` the time left: the bound and if complete."""
-    return lower_bound_within(problem, clock.left())
 
 
 def _answer(

@@ -271,7 +271,7 @@ class Routing:
         if self.model == "delay" or not message.any():
             return []
         if self.model == "single-port":
-            return sorted(set(np.unique(hops[message]).tolist()))
+            return np.unique(hops[message]).tolist()  # sorted, distinct
         if isinstance(self.topology, FatTree):
             top = int(np.rint(np.log2(hops.max()))) + 1
             return sorted({_fat_tree_weight(lv) for lv in range(1, top + 1)})

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from exactsched._output import atomic_write, is_device, writes_stdout
+from exactsched._output import _is_a_float, atomic_write, is_device, writes_stdout
 from exactsched.cli import check_output, finite_arg, int_arg, seed_arg
 from exactsched.errors import InstanceError, InstanceWarning, MethodError
 from exactsched.limits import MAX_COST_CELLS, MAX_EDGES, MAX_INSTANCES, MAX_TASKS, check_size
@@ -321,7 +321,7 @@ def _inexact_costs(problem: Any) -> list[tuple[str, int]]:
             values = list(cost) if isinstance(cost, list | tuple) else [cost]
         for value in values:
             # An int a float cannot hold exactly (Python compares the two exactly).
-            if isinstance(value, int) and not isinstance(value, bool) and float(value) != value:
+            if isinstance(value, int) and not isinstance(value, bool) and not _is_a_float(value):
                 found.append((str(task["id"]), value))
                 break
     return found
@@ -823,7 +823,7 @@ def _weigh(
     low, high = _ccr_range("1" if args.ccr is None else args.ccr)
     target: float | None = low if low == high else float(rng.uniform(low, high))
     regime = f"data-{args.data}" if args.data else f"ccr{round(target, 3):g}"
-    data_arcs = sum(1 for a, b in arcs if a not in zero_cost and b not in zero_cost)
+    data_arcs = any(a not in zero_cost and b not in zero_cost for a, b in arcs)
     if args.ccr is None and args.data is None and (not spec.hops.any() or not data_arcs):
         # The default CCR cannot be set where no processors communicate (one
         # processor) or no edge carries data: leave the data as drawn. A --ccr

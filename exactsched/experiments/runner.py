@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exactsched.experiments.fingerprint import outside_fingerprint
+from exactsched.metrics import _over_path
 from exactsched.problem import Problem
 
 __all__ = ["Task", "execute", "error_row", "RUN_STATUSES", "run_options"]
@@ -253,7 +254,7 @@ def execute(task: Task) -> dict[str, Any]:
     row.update(
         makespan=makespan,
         speedup=mst / makespan if makespan > 0 else math.inf,
-        slr=makespan / cp if cp > 0 else (1.0 if makespan == 0 else math.inf),
+        slr=_over_path(makespan, cp),
         failed=bool(makespan > mst * (1 + 1e-12)),
         schedule=json.dumps(result.schedule.to_json(), separators=(",", ":")),
     )

@@ -617,7 +617,7 @@ def _platform_path(platform: Any) -> str | None:
 def _load_all(
     instances: Iterable[str | os.PathLike[str] | Problem],
     platform: Any,
-    store: Store | None = None,
+    store: Store,
     watched: tuple[str, str | None] | None = None,
 ) -> list[tuple[str, Problem, str, int | None]]:
     """``(source, problem, base, stamp)`` of every instance (``source`` ``""`` for a problem).
@@ -626,7 +626,7 @@ def _load_all(
     (see :class:`~exactsched.experiments.instances.InstanceInfo`): the
     problem's key when no platform replaces the file's, else :func:`_own_key`.
 
-    ``stamp`` is None for a problem or without ``store``. With it, each file's
+    ``stamp`` is None for a problem. Each file's
     read gets a stamp (:meth:`Store.reserve_stamp`) taken once the file is
     read, and the file must then still hold the bytes it held before it was
     read (``watched``, the platform file's path and key, likewise): what was
@@ -657,17 +657,16 @@ def _load_all(
             out.append(("", loaded, instance_key(loaded), None))
             continue
         for path in discover([item]):
+            before = _bytes_key(path)
             for _ in range(READ_ATTEMPTS):
-                before = None if store is None else _bytes_key(path)
                 problem, own = _load_file(path, platform)
-                if store is None:
-                    stamp = None
-                    break
                 stamp = store.reserve_stamp()
                 if watched is not None and _bytes_key(watched[0]) != watched[1]:
                     raise _PlatformChanged
-                if _bytes_key(path) == before:
+                after = _bytes_key(path)
+                if after == before:
                     break
+                before = after  # what the next read must still find after it
             else:
                 raise _kept_changing(path)
             out.append((str(path), problem, own, stamp))

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from exactsched.errors import InstanceError
-from exactsched.instance import _read_text, refuse_if_not_a_file
+from exactsched.instance import _read_text
 
 __all__ = ["read_source"]
 
@@ -28,12 +28,11 @@ def read_source(
             f"{what}: expected a path or the file text, got {type(source).__name__}"
         )
     path = Path(source)
-    refuse_if_not_a_file(path)
     try:
-        # The instance reader's bounded read: /dev/zero, /dev/urandom and binaries
-        # are refused at their first NUL byte, and nothing past 1 GiB is loaded.
+        # The instance reader's bounded read: a folder, FIFO or device is refused, so
+        # are /dev/zero and binaries at their first NUL byte, and nothing past 1 GiB.
         text = _read_text(path, "text").decode("utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InstanceError(f"{path}: cannot read file: {reason}") from None
     if newline is None:  # universal newlines, as open() reads them

@@ -429,9 +429,7 @@ def scaled_data(
     if definition not in CCR_DEFINITIONS:
         known = ", ".join(CCR_DEFINITIONS)
         raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
-    if isinstance(target, bool) or not isinstance(target, int | float):
-        raise MethodError(f"ccr: expected a positive number, got {target!r}")
-    if not target > 0:
+    if isinstance(target, bool) or not isinstance(target, int | float) or not target > 0:
         raise MethodError(f"ccr: expected a positive number, got {target!r}")
     if target == float("inf"):
         raise MethodError("ccr: expected a finite number, got inf")
