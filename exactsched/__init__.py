@@ -14,95 +14,126 @@ Examples
 (80, [])
 """
 
-from exactsched.bounds import lower_bound, lower_bounds
-from exactsched.errors import (
-    InstanceError,
-    InstanceWarning,
-    InvalidScheduleError,
-    MethodError,
-    ScheduleError,
-)
-from exactsched.instance import load_instance, parse_instance
-from exactsched.metrics import (
-    failed,
-    minimal_serial_time,
-    schedule_length_ratio,
-    slr_cp_min,
-    speedup,
-)
-from exactsched.problem import Problem
-from exactsched.registry import MethodInfo, available_methods, get_method, register, solve
-from exactsched.result import Result, Status
-from exactsched.schedule import Placement, Schedule, load_schedule
-from exactsched.validate import assert_valid, validate
-from exactsched.workloads.loader import load_problem
+import importlib
+import sys
+import types
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (0.05 s)
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "InstanceError",
-    "InstanceWarning",
-    "InvalidScheduleError",
-    "MethodError",
-    "MethodInfo",
-    "Placement",
-    "Problem",
-    "Result",
-    "Schedule",
-    "ScheduleError",
-    "Status",
-    "assert_valid",
-    "available_methods",
-    "failed",
-    "get_method",
-    "load_instance",
-    "load_problem",
-    "load_schedule",
-    "lower_bound",
-    "lower_bounds",
-    "minimal_serial_time",
-    "parse_instance",
-    "register",
-    "schedule_length_ratio",
-    "slr_cp_min",
-    "solve",
-    "speedup",
-    "validate",
-]
+# Every public name and the module that defines it. They are imported on first use,
+# so that ``import exactsched`` (and the command line's start, where Ctrl-C must end
+# quietly) does not wait for numpy and the packages behind the API.
+_PUBLIC = {
+    "exactsched.bounds": ("lower_bound", "lower_bounds"),
+    "exactsched.errors": (
+        "InstanceError",
+        "InstanceWarning",
+        "InvalidScheduleError",
+        "MethodError",
+        "ScheduleError",
+    ),
+    "exactsched.instance": ("load_instance", "parse_instance"),
+    "exactsched.metrics": (
+        "failed",
+        "minimal_serial_time",
+        "schedule_length_ratio",
+        "slr_cp_min",
+        "speedup",
+    ),
+    "exactsched.problem": ("Problem",),
+    "exactsched.registry": ("MethodInfo", "available_methods", "get_method", "register", "solve"),
+    "exactsched.result": ("Result", "Status"),
+    "exactsched.schedule": ("Placement", "Schedule", "load_schedule"),
+    "exactsched.validate": ("assert_valid", "validate"),
+    "exactsched.workloads.loader": ("load_problem",),
+    # Task-ordering spaces (after Kong 2017), studies and certification.
+    "models.orderings": (
+        "BestOrdering",
+        "best_ordering",
+        "best_priority_list",
+        "count_legal",
+        "isl_set",
+        "isl_text",
+        "iter_orderings",
+        "ordering_costs",
+        "ordering_counts",
+        "ordering_schedule",
+        "priority_list_gap",
+        "promote_isolation",
+    ),
+    "exactsched.experiments": ("run_sweep", "load_rows", "summarise", "to_dataframe"),
+    "models.certify": ("certify", "agree"),
+}
+_MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
+__all__ = sorted(_MODULE_OF)
 
-# Task-ordering spaces (models.orderings, after Kong 2017), imported on first use so
-# that ``import exactsched`` does not load the exact-model packages.
-_ORDERINGS = (
-    "BestOrdering",
-    "best_ordering",
-    "best_priority_list",
-    "count_legal",
-    "isl_set",
-    "isl_text",
-    "iter_orderings",
-    "ordering_costs",
-    "ordering_counts",
-    "ordering_schedule",
-    "priority_list_gap",
-    "promote_isolation",
-)
-# Studies (exactsched.experiments) and certification (models.certify), also lazily.
-_EXPERIMENTS = ("run_sweep", "load_rows", "summarise", "to_dataframe")
-_CERTIFY = ("certify", "agree")
-__all__ += _ORDERINGS + _EXPERIMENTS + _CERTIFY
+if TYPE_CHECKING:  # what static tools see; at run time the names come from __getattr__
+    from exactsched.bounds import lower_bound, lower_bounds
+    from exactsched.errors import (
+        InstanceError,
+        InstanceWarning,
+        InvalidScheduleError,
+        MethodError,
+        ScheduleError,
+    )
+    from exactsched.experiments import load_rows, run_sweep, summarise, to_dataframe
+    from exactsched.instance import load_instance, parse_instance
+    from exactsched.metrics import (
+        failed,
+        minimal_serial_time,
+        schedule_length_ratio,
+        slr_cp_min,
+        speedup,
+    )
+    from exactsched.problem import Problem
+    from exactsched.registry import MethodInfo, available_methods, get_method, register, solve
+    from exactsched.result import Result, Status
+    from exactsched.schedule import Placement, Schedule, load_schedule
+    from exactsched.validate import assert_valid, validate
+    from exactsched.workloads.loader import load_problem
+    from models.certify import agree, certify
+    from models.orderings import (
+        BestOrdering,
+        best_ordering,
+        best_priority_list,
+        count_legal,
+        isl_set,
+        isl_text,
+        iter_orderings,
+        ordering_costs,
+        ordering_counts,
+        ordering_schedule,
+        priority_list_gap,
+        promote_isolation,
+    )
 
 
 def __getattr__(name: str):
-    if name in _ORDERINGS:
-        from models import orderings
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'exactsched' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-        return getattr(orderings, name)
-    if name in _EXPERIMENTS:
-        from exactsched import experiments
 
-        return getattr(experiments, name)
-    if name in _CERTIFY:
-        from models import certify
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
-        return getattr(certify, name)
-    raise AttributeError(f"module 'exactsched' has no attribute {name!r}")
+
+class _Package(types.ModuleType):
+    """This package, whose public function ``validate`` shares its name with a module.
+
+    Loading ``exactsched.validate`` binds the module to the package's name
+    ``validate``; the function must stay there, as the eager imports once made it.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _MODULE_OF and isinstance(value, types.ModuleType):
+            return  # a submodule keeps its place in sys.modules only
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -92,3 +92,22 @@ def test_an_error_an_interrupt_caused_is_an_interrupt():
         assert _error_status(exc, "solve") == (EXIT_INTERRUPTED, "interrupted")
     status, message = _error_status(ImportError("initialization failed"), "solve")
     assert status == 3 and "internal error" in message  # a real import failure stays a bug
+
+
+@pytest.mark.parametrize("delay", [0.2, 0.4, 0.8])
+def test_ctrl_c_while_the_command_loads_exits_130(tmp_path, delay):
+    """Ctrl-C while the command line loads its modules (about 0.8 s, numpy and the
+    solvers) printed a traceback: ``import exactsched`` loaded the whole API. The
+    package now loads its names on first use, so the command's guard is in place
+    once Python itself has started."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "exactsched", "solve", "examples/topcuoglu2002.json",
+         "-m", "cpsat", "-t", "5", "-w", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(delay)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert "Traceback" not in err, err[-500:]
+    assert child.returncode == 130, (out[-300:], err[-300:])
+    assert err == "exactsched: error: interrupted\n"
