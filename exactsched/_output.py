@@ -287,6 +287,8 @@ def number_text(value: float | int) -> str:
     ('3000000002331.5', '0.3333333333333333', '2.5e-20')
     >>> number_text(10000000000001.0), number_text(2.0**53 - 1), number_text(1e300)
     ('10000000000001', '9007199254740991', '1e+300')
+    >>> number_text(1e15 + 0.75)  # every digit a float holds: not 1000000000000001
+    '1000000000000000.8'
     """
     exact_int = isinstance(value, int) and not isinstance(value, bool)
     if exact_int and (abs(value) < 2**53 or not _is_a_float(value)):
@@ -322,7 +324,11 @@ def _fewest_digits(value: float) -> float:
     if not math.isfinite(value) or value == 0:
         return value
     close = CLOSE_ULPS * math.ulp(value)
-    for digits in range(1, 18):
+    # Noise leaves a long tail (0.6000000000000001: 16 digits for 1); a shorter text
+    # that saves only a digit or two is a value the float holds (1000000000000000.75
+    # is not 1000000000000001).
+    held = len(repr(value).split("e")[0].replace("-", "").replace(".", "").strip("0"))
+    for digits in range(1, held - 2):
         near = float(f"{value:.{digits}g}")
         if abs(near - value) <= close:
             return near

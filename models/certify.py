@@ -727,7 +727,9 @@ def _engine_bound_checked(problem: Problem, result: Result) -> Result:
         with contextlib.suppress(ValueError, IndexError):
             known = float(known.split()[0])
     if isinstance(known, int | float) and math.isfinite(known) and float(bound) <= known:
-        noise = (4 * problem.n_tasks + 2) * math.ulp(abs(float(known)))
+        grid = data_grid(problem)
+        exact = grid.kind == "integer" and grid.held  # every sum of the bound exact
+        noise = 0.0 if exact else (4 * problem.n_tasks + 2) * math.ulp(abs(float(known)))
         if float(bound) <= min(float(known) - noise, float(result.makespan)):
             return result
         # Within the float noise of that bound: report the bound less its noise.
