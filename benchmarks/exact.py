@@ -144,7 +144,7 @@ def run(
     certify: str = "default",
 ) -> dict[str, Any] | None:
     """One solve, then its certification; a row of results, or None when not registered."""
-    from models.certify import apply_policy, claimed_optimum
+    from models.certify import apply_policy, claimed_optimum, engine_view
 
     name, options = _method(spec)
     try:
@@ -152,7 +152,9 @@ def run(
     except MethodError:
         return None
     started = time.perf_counter()
-    result = solve(problem, name, time_limit, workers=workers, seed=seed, certify=False, **options)
+    result = engine_view(
+        solve(problem, name, time_limit, workers=workers, seed=seed, certify=False, **options)
+    )
     wall = time.perf_counter() - started
     certified, certify_seconds, caught = None, None, False
     # The method's own proof: OPTIMAL, or a claim that needs a witness (milp).

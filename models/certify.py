@@ -56,8 +56,10 @@ Outcomes (:func:`certify` returns a new :class:`~exactsched.result.Result`):
 * no witness decides within the time (or each refuses): ``certified=False``,
   ``certified_by=()``. :func:`settle` (run by :func:`apply_policy`, hence by
   :func:`exactsched.solve`) then keeps ``OPTIMAL`` only for a proof that
-  stands alone: never a MILP's (:data:`CLAIM_ONLY`), never on data that are
-  not held, never a CP-SAT proof above :data:`CPSAT_TRUSTED_UNITS`.
+  stands alone: never an engine's (MILP, CP-SAT: not in :data:`PROVES_ALONE`), never
+  on data that are not held. With ``certify=False`` only the exact bound
+  (:data:`INSTANT_WITNESS`) is asked, so an engine's claim it does not meet is
+  ``FEASIBLE`` with ``stats["claim"]``.
 
 :func:`agree` compares the results of several methods on one instance and
 reports ``"disputed"`` when they differ by a grid step or more.
@@ -107,6 +109,7 @@ __all__ = [
     "WITNESS_COMPONENTS",
     "independent_witnesses",
     "claimed_optimum",
+    "engine_view",
     "certify",
     "settle",
     "trusted_bound",
@@ -176,12 +179,19 @@ WITNESS_COMPONENTS: dict[str, frozenset[str]] = {
 #: infeasibility on small integer instances, tests/data/magnitude): their
 #: refutations are recorded, their schedules still catch false proofs.
 NOT_ALONE = frozenset({"milp"})
-#: Methods whose own proof never stands alone: ``optimal`` only when certified.
-CLAIM_ONLY = frozenset({"milp"})
-#: A CP-SAT proof stands alone (``certify=False`` or above the certification
-#: size) only when the scaled makespan is at most this many units: above it
-#: CP-SAT has proven false optima (5000000001499 on tests/data/magnitude/cpsat-1e12.json).
+#: Methods whose own proof stands alone (exhaustive search over every schedule that
+#: matters). Any other method's ``optimal`` is a claim until certified: both engines
+#: have proven false optima, HiGHS 58 on tests/data/magnitude/highs-small-57.json
+#: (optimum 57), CP-SAT 9.15 57 on tests/data/engine-false-optimum/straightforward-q030.json
+#: (optimum 56) and 5000000001499 on tests/data/magnitude/cpsat-1e12.json.
+PROVES_ALONE = frozenset({"bruteforce"})
+#: Above this many scaled units a ``feasible`` CP-SAT result's bound is not the
+#: engine's word either (:func:`_engine_bound_checked`): CP-SAT proved the false
+#: 5000000001499 there.
 CPSAT_TRUSTED_UNITS = 2**31
+#: The witness that runs even with ``certify=False``: the exact lower bound of
+#: :func:`models._refute.witness_bound` (integer sums, O(n + e) per processor).
+INSTANT_WITNESS = ("bounds",)
 
 
 # Witness models hold a delay per (arc, processor, processor): above this many the
@@ -276,13 +286,36 @@ def claimed_optimum(result: Result) -> float | None:
     """The makespan ``result`` claims optimal: an ``OPTIMAL`` one, or a method's unproven claim.
 
     ``stats["claim"]`` holds the claim of a method whose proof never stands
-    alone (:data:`CLAIM_ONLY`): such a result is ``FEASIBLE`` until certified.
+    alone (not in :data:`PROVES_ALONE`): such a result is ``FEASIBLE`` until certified.
     """
     if result.schedule is None or result.makespan is None:
         return None
     if result.status is Status.OPTIMAL or result.stats.get("claim") is not None:
         return float(result.makespan)
     return None
+
+
+def engine_view(result: Result) -> Result:
+    """``result`` as its method claimed it, before :func:`settle`: for benchmarks that
+    count an engine's claims (``certify=False``) beside a model that has no policy.
+
+    An uncertified claim (``stats["claim"]``) becomes ``OPTIMAL`` with its claimed
+    bound; any other result comes back unchanged. Not an answer to report: a claim
+    is no proof.
+
+    Examples
+    --------
+    >>> from exactsched import load_instance, solve
+    >>> p = load_instance("examples/topcuoglu2002.json")
+    >>> said = solve(p, "cpsat", time_limit=10, workers=1, certify=False)
+    >>> said.status.value, engine_view(said).status.value, engine_view(said).lower_bound
+    ('feasible', 'optimal', 73)
+    """
+    claim = result.stats.get("claim")
+    if result.status is Status.OPTIMAL or not isinstance(claim, dict):
+        return result
+    stats = {k: v for k, v in result.stats.items() if k != "claim"}
+    return replace(result, status=Status.OPTIMAL, lower_bound=claim["bound"], stats=stats)
 
 
 def certify(
@@ -656,17 +689,16 @@ def _ask(
 def settle(problem: Problem, result: Result) -> Result:
     """What an uncertified claim may say: ``optimal`` only when the proof stands alone.
 
-    A proof stands alone unless (a) the method is in :data:`CLAIM_ONLY` (the
-    MILP), (b) the data are on a grid that floating point does not hold
-    (:mod:`models._grid`), (c) it is a CP-SAT proof above
-    :data:`CPSAT_TRUSTED_UNITS` scaled units, or (d) certification was tried
-    and no witness confirmed it (``certified=False``): a claim is the engine's
-    word only when certification was switched off (``certified=None``). Such a
-    result becomes ``FEASIBLE`` with :func:`settled_bound` (the foundation bound,
-    or a witness's proven bound when larger; ``stats["claim"]`` keeps what the
-    method claimed). Certified results come back unchanged. A result that claims
-    nothing keeps its bound, except a CP-SAT bound above
-    :data:`CPSAT_TRUSTED_UNITS` scaled units (:func:`_engine_bound_checked`).
+    A proof stands alone unless (a) the method is not in :data:`PROVES_ALONE`
+    (an engine's word, MILP's or CP-SAT's, is no proof) and certification was
+    off, (b) the data are on a grid that floating point does not hold
+    (:mod:`models._grid`), or (c) certification was tried and no witness
+    confirmed it (``certified=False``). Such a result becomes ``FEASIBLE``
+    with :func:`settled_bound` (the foundation bound, or a witness's proven bound
+    when larger; ``stats["claim"]`` keeps what the method claimed). Certified
+    results come back unchanged. A result that claims nothing keeps its bound,
+    except a CP-SAT bound above :data:`CPSAT_TRUSTED_UNITS` scaled units
+    (:func:`_engine_bound_checked`).
 
     Rule (d) is measured: on the frontier set (``benchmarks/frontier.py``) one
     two-worker run of ``cpsat`` claimed 105 optimal on a 90-task instance whose
@@ -680,14 +712,10 @@ def settle(problem: Problem, result: Result) -> Result:
         return result
     grid = data_grid(problem)
     reason = None
-    if result.method in CLAIM_ONLY:
-        reason = f"a {result.method} proof is not trusted without a witness of another engine"
-    elif grid.exact and not grid.held:
+    if grid.exact and not grid.held:
         reason = "the data are beyond what floating point holds exactly"
-    elif result.method == "cpsat":
-        units = _scaled_units(result)
-        if units > CPSAT_TRUSTED_UNITS:
-            reason = f"a CP-SAT proof at {units:.3g} scaled units is not trusted alone"
+    elif result.method not in PROVES_ALONE and result.certified is None:
+        reason = f"a {result.method} proof is not trusted without a witness (certification off)"
     if reason is None and result.certified is False:
         reason = "no independent witness confirmed the claim within its time"
     if reason is None:
@@ -764,7 +792,8 @@ def apply_policy(
 ) -> Result:
     """The certification :func:`exactsched.solve` applies after an exact method.
 
-    ``certify_option`` False: no witness (``certified`` stays None). True: every
+    ``certify_option`` False: only :data:`INSTANT_WITNESS` (``certified`` stays None
+    unless it certifies; an engine's claim it does not meet is ``feasible``). True: every
     claimed optimum (:func:`claimed_optimum`) is certified within ``time_limit`` (or
     :data:`EXPLICIT_BUDGET` seconds without one). None (the default policy):
     every claimed optimum, at any size, is certified within
@@ -789,8 +818,11 @@ def apply_policy(
     >>> solve(p, "cpsat", time_limit=10, workers=1).certified
     True
     """
-    if certify_option is False or claimed_optimum(result) is None:
+    if claimed_optimum(result) is None:
         return settle(problem, result)
+    if certify_option is False:  # the exact bound alone; a claim it does not meet stays one
+        checked = certify(problem, result, witnesses=INSTANT_WITNESS)
+        return settle(problem, checked if checked.certified else result)
     if certify_option is None:
         budget = max(DEFAULT_MIN_BUDGET, DEFAULT_BUDGET_FACTOR * result.seconds)
         bound_time = budget
@@ -896,26 +928,49 @@ def agree(
         return grid.steps_apart(a, b)
 
     reasons: list[str] = []
-    optima = [r for r in results if r.status is Status.OPTIMAL and r.makespan is not None]
+    # Uncertified claims (``stats["claim"]``) take part: they must not contradict either.
+    optima = [
+        r
+        for r in results
+        if r.makespan is not None
+        and (r.status is Status.OPTIMAL or isinstance(r.stats.get("claim"), dict))
+    ]
     for k, a in enumerate(optima):
         for b in optima[k + 1 :]:
             if differ(float(a.makespan), float(b.makespan)):  # type: ignore[arg-type]
                 reasons.append(
-                    f"{a.method} proves {a.makespan!r} but {b.method} proves {b.makespan!r}"
+                    f"{a.method} {_verb(a)} {a.makespan!r} but {b.method} {_verb(b)} "
+                    f"{b.makespan!r}"
                 )
     for a in results:
-        if a.lower_bound is None:
+        said = _said_bound(a)
+        if said is None:
             continue
         for b in results:
             if b is a or b.makespan is None:
                 continue
-            if a.lower_bound > b.makespan and differ(float(a.lower_bound), float(b.makespan)):
+            if said > b.makespan and differ(float(said), float(b.makespan)):
                 reasons.append(
-                    f"{a.method}'s bound {a.lower_bound!r} is above "
+                    f"{a.method}'s bound {said!r} is above "
                     f"{b.method}'s valid makespan {b.makespan!r}"
                 )
     if reasons:
         return Agreement("disputed", None, tuple(reasons))
-    if optima:
-        return Agreement("agreed", optima[0].makespan, ())
+    proven = [r for r in optima if r.status is Status.OPTIMAL]
+    if proven:
+        return Agreement("agreed", proven[0].makespan, ())
     return Agreement("open", None, ())
+
+
+def _verb(result: Result) -> str:
+    return "proves" if result.status is Status.OPTIMAL else "claims"
+
+
+def _said_bound(result: Result) -> float | None:
+    """The largest bound ``result`` states: its own, or its uncertified claim's."""
+    said = [result.lower_bound]
+    claim = result.stats.get("claim")
+    if isinstance(claim, dict):
+        said.append(claim.get("bound"))
+    values = [x for x in said if isinstance(x, int | float) and not isinstance(x, bool)]
+    return max(values, key=float) if values else None

@@ -115,7 +115,7 @@ def test_an_uncertified_claim_reports_the_ladder_bound(monkeypatch: pytest.Monke
     # the ladder proves a bound above the foundation bound, and solve reports it.
     problem = random_instance(14, 3, topology="mesh", ccr=2.0, seed=7)
     solved = exactsched.solve(problem, "cpsat", time_limit=20, workers=1, certify=False)
-    assert solved.status is Status.OPTIMAL
+    assert solved.stats["claim"]["makespan"] == solved.makespan  # the engine's claim
     monkeypatch.setitem(
         certify_module._CPSAT_WITNESSES, "cpsat-disjunctive", _sabotaged_at_claim()
     )

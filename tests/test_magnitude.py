@@ -212,7 +212,7 @@ def test_cli_prints_exact_figures_and_the_reason(capsys: pytest.CaptureFixture[s
     assert main(["solve", path, "-m", "milp", "--no-certify", "-w", "1", "-t", "20"]) == 0
     out = capsys.readouterr().out
     assert "status      feasible" in out
-    assert "not trusted without a witness of another engine" in out
+    assert "not trusted without a witness (certification off)" in out
     path = str(HERE / "delays-1e19.json")
     assert main(["solve", path, "-m", "bruteforce", "-t", "20"]) == 0
     out = capsys.readouterr().out

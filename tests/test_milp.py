@@ -21,7 +21,7 @@ def milp(problem: Problem, **options: object) -> exactsched.Result:
     """The method as ``exactsched.solve`` runs it, certification on.
 
     A MILP proof counts as ``optimal`` only once a witness of another engine
-    certifies it (``models.certify.CLAIM_ONLY``); :func:`raw_milp` returns the claim.
+    certifies it (``models.certify.PROVES_ALONE``); :func:`raw_milp` returns the claim.
     """
     return exactsched.solve(problem, "milp", certify=True, **options)  # type: ignore[arg-type]
 

@@ -110,7 +110,8 @@ def test_the_witness_differs_from_the_proof() -> None:
     assert certify(problem, pooled).certified
     milp = exactsched.solve(problem, "milp", time_limit=10, workers=1, certify=False)
     assert witness_for(problem, milp) == CUMULATIVE
-    claim_only = replace(milp, stats={"claim": milp.stats["claim"]})  # a MILP proof is a claim
+    claim = {"makespan": milp.makespan, "bound": milp.makespan}  # a MILP proof is a claim
+    claim_only = replace(milp, status=Status.FEASIBLE, stats={"claim": claim})
     report = certify(problem, claim_only, witnesses=None).stats["certify"]
     assert TIME_INDEXED not in report["witnesses"]
 
