@@ -21,9 +21,10 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import IO, Any
 
-__all__ = ["printable", "atomic_write", "number_text", "json_number"]
+__all__ = ["printable", "atomic_write", "number_text", "json_number", "rough"]
 
 # Inline Markdown that a name could start: a backslash (it would escape what follows),
 # code spans, table cells, emphasis, links, HTML, math and strike-through.
@@ -309,6 +310,23 @@ def number_text(value: float | int) -> str:
 #: shorter decimal: the rounding of a few sums (0.1 + 0.2 + 0.3), never a digit the
 #: float holds (2000000000000.003 is 12 units from 2000000000000; 16 hid it).
 CLOSE_ULPS = 4
+
+
+def rough(value: float | int) -> str:
+    """A size in three significant digits for a message, at any magnitude.
+
+    ``f"{v:.3g}"`` converts an integer to a float and fails beyond 1.8e308 (a
+    search space of 200 tasks, a sum of grid units of data near 1e308).
+
+    Examples
+    --------
+    >>> rough(1234567), rough(0.000123456), rough(10**400)
+    ('1.23e+06', '0.000123', '1.00e+400')
+    """
+    try:
+        return f"{value:.3g}"
+    except OverflowError:  # an integer beyond every float
+        return f"{Decimal(value):.3g}"
 
 
 def _is_a_float(value: int) -> bool:

@@ -39,6 +39,7 @@ The witnesses share no search with the methods whose proofs they check:
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from exactsched._output import rough
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
@@ -140,7 +142,10 @@ def _floor_exact(
             d = Decimal(repr(v)) * scale
             down = int(d.to_integral_value(rounding=ROUND_FLOOR))
             exact = exact and d == down
-            value = float(down)  # compared as a Python float: numpy would round the int
+            try:
+                value = float(down)  # compared as a Python float: numpy would round the int
+            except OverflowError:  # beyond every float: the largest is still below it
+                value = sys.float_info.max
             if value > down:  # a huge integer's float above it: keep a relaxation
                 value = math.nextafter(value, -math.inf)
             exact = exact and value == down
@@ -641,7 +646,7 @@ def refute_cpsat(
     if target < 0:
         return Verdict("refuted", reason="target below zero", seconds=0.0)
     if target > _CPSAT_MAX:
-        return Verdict("unknown", reason=f"target {target:.3g} too large for CP-SAT")
+        return Verdict("unknown", reason=f"target {rough(target)} too large for CP-SAT")
     slow = too_slow_to_build(problem, time_limit)
     if slow is not None:
         return slow
@@ -907,7 +912,7 @@ def refute_milp(
         return Verdict("refuted", reason="target below zero")
     n = max(1, problem.n_tasks)
     if 2.0 * target * n * milp_module._INT_TOL > milp_module._NUMERIC_BUDGET:
-        return Verdict("unknown", reason=f"target {target:.3g} beyond the MILP tolerances")
+        return Verdict("unknown", reason=f"target {rough(target)} beyond the MILP tolerances")
     deadline = None if time_limit is None else started + time_limit
     if np.any(np.where(problem.allowed, data.cost, np.inf).min(axis=1) > target):
         return Verdict("refuted", reason="a task longer than the target")

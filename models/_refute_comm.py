@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from exactsched._output import rough
 from exactsched.messages import LinkTime, Message
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule, _tidy
@@ -189,7 +190,7 @@ def refute_messages(
     if target < 0:
         return Verdict("refuted", reason="target below zero", seconds=0.0)
     if target > _CPSAT_MAX:
-        return Verdict("unknown", reason=f"target {target:.3g} too large for CP-SAT")
+        return Verdict("unknown", reason=f"target {rough(target)} too large for CP-SAT")
     slow = too_slow_to_build(problem, time_limit)  # the task pairs alone: messages add more
     if slow is not None:
         return slow

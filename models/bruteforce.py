@@ -68,6 +68,7 @@ import time
 
 import numpy as np
 
+from exactsched._output import rough
 from exactsched.bounds import lower_bound as _static_lower_bound
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
@@ -90,9 +91,9 @@ def search_space(problem: Problem) -> float:
     >>> search_space(Problem.from_lists([1, 1, 1], n_processors=2))
     48.0
     """
-    return float(math.factorial(problem.n_tasks)) * float(
-        np.prod(problem.allowed.sum(axis=1).astype(float))
-    )
+    orders = math.factorial(problem.n_tasks)
+    assignments = float(np.prod(problem.allowed.sum(axis=1).astype(float)))
+    return orders * assignments if orders < 10**300 else math.inf  # float(171!) overflows
 
 
 def _swap_keeps_hops(hops: np.ndarray, a: int, b: int) -> bool:
@@ -396,7 +397,7 @@ def bruteforce(
     space = search_space(problem)
     if space > max_space:
         raise MethodError(
-            f"bruteforce: search space {space:.3g} is more than max_space={max_space:.3g}"
+            f"bruteforce: search space {rough(space)} is more than max_space={rough(max_space)}"
         )
     if time_limit is not None and time_limit < 0:
         raise MethodError(f"time_limit: must be >= 0, got {time_limit}")

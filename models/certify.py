@@ -75,6 +75,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from exactsched._output import rough
 from exactsched.bounds import lower_bound as foundation_lower_bound
 from exactsched.limits import default_workers
 from exactsched.problem import Problem
@@ -410,7 +411,7 @@ def certify(
     catch_only = grid.exact and not grid.held
     if catch_only:
         report["reason"] = (
-            f"the data sum to {grid.total:.3g} grid units: "
+            f"the data sum to {rough(grid.total)} grid units: "
             "beyond what floating point holds exactly (no certificate)"
         )
     for name in chosen:
