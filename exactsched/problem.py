@@ -131,6 +131,39 @@ class Problem:
         "_json",
         "_cache",
     )
+    # The slots' types (for readers and type checkers; __init__ sets them all).
+    name: str
+    task_ids: tuple[str, ...]
+    proc_ids: tuple[str, ...]
+    proc_types: tuple[str, ...]
+    task_index: dict[str, int]
+    proc_index: dict[str, int]
+    network: dict[str, Any]
+    topology: Any
+    hops: np.ndarray
+    latency: float
+    bandwidth: float
+    cost: np.ndarray
+    allowed: np.ndarray
+    edge_src: np.ndarray
+    edge_dst: np.ndarray
+    edge_data: np.ndarray
+    order_src: np.ndarray
+    order_dst: np.ndarray
+    iso_a: np.ndarray
+    iso_b: np.ndarray
+    arc_src: np.ndarray
+    arc_dst: np.ndarray
+    arc_unit: np.ndarray
+    pred_ptr: np.ndarray
+    pred_arcs: np.ndarray
+    succ_ptr: np.ndarray
+    succ_arcs: np.ndarray
+    iso_ptr: np.ndarray
+    iso_partners: np.ndarray
+    topological_order: np.ndarray
+    _json: dict[str, Any] | None
+    _cache: dict[str, Any]
 
     def __init__(self, **fields: Any) -> None:
         for key, value in fields.items():

@@ -245,6 +245,8 @@ class Topology(ABC):
     keys: ClassVar[tuple[str, ...]] = ()
 
     __slots__ = ("_n", "_hops")
+    _n: int
+    _hops: np.ndarray | None  # built on first use
 
     def __init__(self, n_processors: int) -> None:
         object.__setattr__(self, "_n", n_processors)
@@ -474,6 +476,8 @@ class _Grid(Topology):
 
     keys = ("dims",)
     __slots__ = ("_dims", "_strides")
+    _dims: tuple[int, ...]
+    _strides: tuple[int, ...]
 
     def __init__(self, dims: Sequence[int]) -> None:
         dims = _check_dims(dims)
@@ -675,6 +679,7 @@ class Hypercube(Topology):
 
     name = "hypercube"
     __slots__ = ("_dim",)
+    _dim: int
 
     def __init__(self, n_processors: int) -> None:
         n = _check_count(n_processors)
@@ -773,6 +778,8 @@ class FatTree(Topology):
     name = "fat-tree"
     keys = ("arity",)
     __slots__ = ("_arity", "_levels")
+    _arity: int
+    _levels: int
 
     def __init__(self, n_processors: int, arity: int = 2) -> None:
         arity = _check_arity(arity)
@@ -884,6 +891,8 @@ class AcceleratedNode(Topology):
 
     name = "accelerated-node"
     __slots__ = ("_types", "_cpu")
+    _types: tuple[str, ...]
+    _cpu: np.ndarray
 
     def __init__(self, types: Sequence[str]) -> None:
         checked = _check_types(types)
