@@ -44,12 +44,19 @@ __all__ = [
     "check_options",
     "check_common",
     "HeuristicName",
+    "Range",
+    "OneOf",
     "DEFAULT_TIME_LIMIT",
     "MAX_WORKERS",
     "MAX_SEED",
 ]
 
 _REGISTRY: dict[str, MethodInfo] = {}
+# The option, and its value, by which a run of a method registered with
+# ``assumes_identical_processors`` weighs each processor's cost instead: the
+# project's heterogeneous adaptation (default "earliest-start", the published rule).
+_IDENTICAL_OPTION = "processor_choice"
+_IDENTICAL_LIFTED = "earliest-finish"
 _COMMON_EXACT = ("time_limit", "workers", "seed")
 # Arguments of :func:`solve` itself: never method options (``check`` would switch the
 # referee off, the others have their own flags).
@@ -76,6 +83,90 @@ class HeuristicName(str):
 
 
 @dataclass(frozen=True)
+class Range:
+    """Annotation metadata: the numbers an ``int`` or ``float`` option accepts.
+
+    ``Annotated[int, Range(1)]`` declares an integer >= 1; ``Annotated[float,
+    Range(0, 1, high_open=True)]`` a number >= 0 and < 1. :func:`check_options`
+    refuses other values and ``exactsched methods --json`` describes the
+    option from the same declaration, so the two cannot disagree. A bare
+    ``int`` or ``float`` means ``Range(0)`` (finite, >= 0).
+
+    Examples
+    --------
+    >>> Range(1).phrase(int), Range(0, low_open=True).phrase(float)
+    ('an integer >= 1', 'a finite number > 0')
+    >>> Range(0, 1, high_open=True).phrase(float), Range(1, 8).phrase(int)
+    ('a number >= 0 and < 1', 'an integer from 1 to 8')
+    >>> Range(1).admits(int, 0), Range(1).admits(int, 2.0), Range(1).admits(int, 2)
+    (False, False, True)
+    """
+
+    low: float = 0
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def admits(self, base: type, value: Any) -> bool:
+        """Whether ``value`` is of ``base`` (``int`` or ``float``) and within the range."""
+        ok = _is_int(value) if base is int else _is_real(value)
+        if not ok or not math.isfinite(value):
+            return False
+        if value < self.low or (self.low_open and value == self.low):
+            return False
+        if self.high is None:
+            return True
+        return value < self.high or (not self.high_open and value == self.high)
+
+    def phrase(self, base: type) -> str:
+        """What the range accepts, in words (the ``accepts`` text of the option)."""
+        low = f"{'>' if self.low_open else '>='} {_num_text(self.low)}"
+        if base is int:
+            if self.high is None:
+                return f"an integer {low}"
+            if not self.low_open and not self.high_open:
+                return f"an integer from {_num_text(self.low)} to {_num_text(self.high)}"
+            return f"an integer {low} and {'<' if self.high_open else '<='} {_num_text(self.high)}"
+        if self.high is None:
+            return f"a finite number {low}"
+        high = f"{'<' if self.high_open else '<='} {_num_text(self.high)}"
+        return f"a number {low} and {high}"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """Annotation metadata: the strings a ``str`` option accepts.
+
+    ``Annotated[str, OneOf(WEIGHTINGS)]`` declares an enumeration whose values
+    live in a tuple the method itself checks against: :func:`check_options`
+    refuses other values and ``exactsched methods --json`` lists them, both
+    from the tuple.
+
+    Examples
+    --------
+    >>> OneOf(("highs", "scip")).phrase()
+    "'highs' or 'scip'"
+    """
+
+    values: tuple[str, ...]
+
+    def admits(self, value: Any) -> bool:
+        """Whether ``value`` is one of :attr:`values`."""
+        return isinstance(value, str) and value in self.values
+
+    def phrase(self) -> str:
+        """The values, quoted (``'a', 'b' or 'c'``)."""
+        quoted = [repr(v) for v in self.values]
+        if len(quoted) <= 2:
+            return " or ".join(quoted)
+        return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _num_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+@dataclass(frozen=True)
 class MethodInfo:
     """A registered method.
 
@@ -96,7 +187,9 @@ class MethodInfo:
         start, by load, or one group per processor), as its source defines it,
         so on a platform of unlike processors (a GPU among CPUs) it can put a
         task where it runs far slower; shown by ``exactsched methods`` and
-        marked in compare tables (default False).
+        marked in compare tables (default False). It describes the method's
+        published rule; whether one run assumes it (its ``processor_choice``
+        may switch to the adaptation) is :meth:`run_assumes_identical`.
     """
 
     name: str
@@ -120,10 +213,38 @@ class MethodInfo:
     def option_types(self) -> dict[str, Any]:
         """The annotation of each option (``Any`` where there is none or it cannot be read)."""
         try:
-            hints = typing.get_type_hints(self.func)
+            hints = typing.get_type_hints(self.func, include_extras=True)
         except Exception:  # a name only imported for type checkers: check nothing for it
             hints = {}
         return {name: hints.get(name, Any) for name in self.options}
+
+    def run_assumes_identical(self, options: Mapping[str, Any] | str | None = None) -> bool:
+        """Whether a run with ``options`` picks processors as if they were identical.
+
+        True for a method registered with ``assumes_identical_processors``
+        unless the run's ``processor_choice`` (given in ``options``, else the
+        method's default) is ``"earliest-finish"``: the project's adaptation,
+        which weighs what a task costs on each processor (docs/heuristics.md).
+        ``options`` may be the JSON text a study stores with the run.
+
+        Examples
+        --------
+        >>> info = get_method("bl-est")
+        >>> info.run_assumes_identical(), info.run_assumes_identical(
+        ...     {"processor_choice": "earliest-finish"})
+        (True, False)
+        >>> get_method("heft").run_assumes_identical({"ranking": "median"})
+        False
+        """
+        if not self.assumes_identical_processors:
+            return False
+        if isinstance(options, str):
+            options = json.loads(options)
+        defaults = self.options
+        if _IDENTICAL_OPTION not in defaults:
+            return True
+        choice = (options or {}).get(_IDENTICAL_OPTION, defaults[_IDENTICAL_OPTION])
+        return choice != _IDENTICAL_LIFTED
 
     def to_json(self) -> dict[str, Any]:
         """``name``, ``kind``, ``description``, ``source``,
@@ -318,9 +439,10 @@ def check_options(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
     ``bool`` accepts True/False only; ``int`` integers (not booleans); ``float``
     any real number; every number must be finite and >= 0 (every numeric option
-    of this project is a count, an effort, a tolerance or a threshold);
-    ``Literal[...]`` its values; ``str`` a string (enumerations the methods
-    check themselves, before any work); ``Sequence[str]`` a list or tuple of
+    of this project is a count, an effort, a tolerance or a threshold), or
+    within the :class:`Range` of an ``Annotated[int, Range(...)]`` annotation;
+    ``Literal[...]`` its values; ``Annotated[str, OneOf(values)]`` one of the
+    values; ``str`` any string; ``Sequence[str]`` a list or tuple of
     strings (``Sequence[HeuristicName]``: of registered heuristics);
     ``Mapping`` a mapping; ``Callable`` a callable; unions any of their arms.
 
@@ -409,6 +531,9 @@ def _type_error(annotation: Any, value: Any) -> str | None:
     return "expected " + " or ".join(words)
 
 
+_DEFAULT_RANGE = Range(0)
+
+
 class _Nothing:
     """A value no annotation accepts, to read the phrase of what one expects."""
 
@@ -427,10 +552,18 @@ def _arm_error(arm: Any, value: Any) -> str | None:
         return None if value is None else "expected none"
     if arm is bool:
         return None if isinstance(value, bool) else "expected true or false"
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(arm)
+        for mark in meta:
+            if isinstance(mark, Range) and base in (int, float):
+                return None if mark.admits(base, value) else f"expected {mark.phrase(base)}"
+            if isinstance(mark, OneOf) and base is str:
+                return None if mark.admits(value) else f"expected {mark.phrase()}"
+        return _arm_error(base, value)
     if arm is int or arm is float:
-        ok = _is_int(value) if arm is int else _is_real(value)
-        kind = "an integer >= 0" if arm is int else "a finite number >= 0"
-        return None if ok and math.isfinite(value) and value >= 0 else f"expected {kind}"
+        if _DEFAULT_RANGE.admits(arm, value):
+            return None
+        return f"expected {_DEFAULT_RANGE.phrase(arm)}"
     if arm is str:
         return None if isinstance(value, str) else "expected a string"
     if arm is HeuristicName:

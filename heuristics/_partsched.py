@@ -43,12 +43,13 @@ from __future__ import annotations
 import heapq
 import typing
 from collections.abc import Callable
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
+from exactsched.registry import Range
 from exactsched.schedule import Schedule
 from heuristics.eft import (
     ScheduleBuilder,
@@ -553,6 +554,10 @@ def schedule(
     run(builder, priority, PartPolicy(problem, labels, busy=variant == "busy"), finish=finish)
     return builder.to_schedule()
 
+
+Alpha = Annotated[int, Range(1)]
+"""Annotation of the ``alpha`` option (parts per processor): an integer >= 1, as
+:func:`parts_for` checks it."""
 
 ProcessorChoice = Literal["earliest-start", "earliest-finish"]
 PROCESSOR_CHOICES: tuple[str, ...] = typing.get_args(ProcessorChoice)

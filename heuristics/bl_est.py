@@ -48,6 +48,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._partsched import ProcessorChoice, schedule
+from heuristics.ranking import Weighting
 
 __all__ = ["bl_est"]
 
@@ -62,7 +63,7 @@ __all__ = ["bl_est"]
 def bl_est(
     problem: Problem,
     *,
-    ranking: str = "mean",
+    ranking: Weighting = "mean",
     insertion: bool = True,
     processor_choice: ProcessorChoice = "earliest-start",
 ) -> Schedule:

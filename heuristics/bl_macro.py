@@ -45,7 +45,8 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import schedule
+from heuristics._partsched import Alpha, schedule
+from heuristics.ranking import Weighting
 
 __all__ = ["bl_macro"]
 
@@ -59,9 +60,9 @@ __all__ = ["bl_macro"]
 def bl_macro(
     problem: Problem,
     *,
-    alpha: int = 2,
+    alpha: Alpha = 2,
     epsilon: float = 0.1,
-    ranking: str = "mean",
+    ranking: Weighting = "mean",
     insertion: bool = True,
 ) -> Schedule:
     """Schedule with bl-Macro.

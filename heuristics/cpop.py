@@ -41,7 +41,7 @@ from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.heft import check_ranking
-from heuristics.ranking import downward_rank, upward_rank
+from heuristics.ranking import Weighting, downward_rank, upward_rank
 
 __all__ = ["cpop", "critical_path", "critical_path_processor"]
 
@@ -111,7 +111,7 @@ def critical_path_processor(problem: Problem, path: list[int]) -> int:
     description="CPOP: critical path on one processor, others by least earliest finish time",
     source="Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002",
 )
-def cpop(problem: Problem, *, ranking: str = "mean", insertion: bool = True) -> Schedule:
+def cpop(problem: Problem, *, ranking: Weighting = "mean", insertion: bool = True) -> Schedule:
     """Schedule with CPOP.
 
     Parameters

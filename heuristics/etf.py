@@ -51,6 +51,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._partsched import ProcessorChoice, schedule
+from heuristics.ranking import Weighting
 
 __all__ = ["etf"]
 
@@ -65,7 +66,7 @@ __all__ = ["etf"]
 def etf(
     problem: Problem,
     *,
-    ranking: str = "mean",
+    ranking: Weighting = "mean",
     insertion: bool = True,
     processor_choice: ProcessorChoice = "earliest-start",
 ) -> Schedule:

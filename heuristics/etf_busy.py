@@ -44,7 +44,8 @@ from __future__ import annotations
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
-from heuristics._partsched import ProcessorChoice, schedule
+from heuristics._partsched import Alpha, ProcessorChoice, schedule
+from heuristics.ranking import Weighting
 
 __all__ = ["etf_busy"]
 
@@ -59,9 +60,9 @@ __all__ = ["etf_busy"]
 def etf_busy(
     problem: Problem,
     *,
-    alpha: int = 2,
+    alpha: Alpha = 2,
     epsilon: float = 0.1,
-    ranking: str = "mean",
+    ranking: Weighting = "mean",
     insertion: bool = True,
     processor_choice: ProcessorChoice = "earliest-start",
 ) -> Schedule:

@@ -70,20 +70,24 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import Annotated
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder
-from heuristics.ranking import upward_rank
+from heuristics.ranking import Weighting, upward_rank
 
 __all__ = ["GROUP_POLICIES", "priority_order", "rank_groups", "schedule_group", "hbmct"]
 
 GROUP_POLICIES: tuple[str, ...] = ("bmct", "met", "min-min", "max-min", "eft")
 _INITIAL = ("met", "eft")
+
+GroupPolicy = Annotated[str, OneOf(GROUP_POLICIES)]
+"""Annotation of a group ``policy`` option: one of :data:`GROUP_POLICIES`."""
 
 
 def priority_order(problem: Problem, priority: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -484,9 +488,9 @@ def _bmct(
 def hbmct(
     problem: Problem,
     *,
-    group_policy: str = "bmct",
-    initial: str = "met",
-    ranking: str = "mean",
+    group_policy: GroupPolicy = "bmct",
+    initial: Annotated[str, OneOf(_INITIAL)] = "met",
+    ranking: Weighting = "mean",
     insertion: bool = True,
 ) -> Schedule:
     """Schedule rank groups of independent tasks, each with an independent-task policy.

@@ -29,14 +29,16 @@ References
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics.eft import list_schedule
-from heuristics.ranking import WEIGHTINGS, downward_rank, upward_rank
+from heuristics.ranking import WEIGHTINGS, Weighting, downward_rank, upward_rank
 
 __all__ = ["heft", "heft_priority", "check_ranking"]
 
@@ -113,8 +115,8 @@ def heft_priority(
 def heft(
     problem: Problem,
     *,
-    ranking: str = "mean",
-    direction: str = "upward",
+    ranking: Weighting = "mean",
+    direction: Annotated[str, OneOf(DIRECTIONS)] = "upward",
     insertion: bool = True,
 ) -> Schedule:
     """Schedule with HEFT.

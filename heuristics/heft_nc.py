@@ -62,15 +62,16 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder, list_schedule
-from heuristics.ranking import upward_rank, weights
+from heuristics.ranking import Weighting, upward_rank, weights
 
 __all__ = ["TIE_RULES", "no_cross_select", "heft_nc"]
 
@@ -159,8 +160,8 @@ def heft_nc(
     problem: Problem,
     *,
     x: float = 0.3,
-    ranking: str = "nc",
-    tie: str = "ratio",
+    ranking: Weighting = "nc",
+    tie: Annotated[str, OneOf(TIE_RULES)] = "ratio",
     insertion: bool = True,
 ) -> Schedule:
     """HEFT No-Cross: rank by the NC weighting, select processors without crossing.

@@ -109,12 +109,13 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics._tables import batch_size, optimistic_finish_time
 from heuristics.eft import ScheduleBuilder, list_schedule
@@ -132,6 +133,10 @@ __all__ = [
 
 _CONDITIONS = ("expected", "printed")
 _CHILD_PROCESSORS = ("paper", "other", "any")
+_RANKINGS = ("oft", *WEIGHTINGS)
+
+Condition = Annotated[str, OneOf(_CONDITIONS)]
+ChildProcessor = Annotated[str, OneOf(_CHILD_PROCESSORS)]
 
 
 def _oft_ratio(oft: np.ndarray, allowed: np.ndarray) -> np.ndarray:
@@ -274,8 +279,8 @@ def hoft_select(
     problem: Problem,
     oft: np.ndarray | None = None,
     *,
-    condition: str = "expected",
-    child_processor: str = "paper",
+    condition: Condition = "expected",
+    child_processor: ChildProcessor = "paper",
 ) -> Callable[[ScheduleBuilder, int], int]:
     """HOFT's processor selection (Algorithm 2 of [1]_) as a ``select`` callable.
 
@@ -390,7 +395,7 @@ def _priority(problem: Problem, ranking: str, oft: np.ndarray) -> np.ndarray:
         return hoft_priority(problem, oft)
     if ranking in WEIGHTINGS:
         return upward_rank(problem, ranking)
-    known = ", ".join(("oft", *WEIGHTINGS))
+    known = ", ".join(_RANKINGS)
     raise MethodError(f"ranking: unknown {ranking!r}; known: {known}")
 
 
@@ -403,9 +408,9 @@ def _priority(problem: Problem, ranking: str, oft: np.ndarray) -> np.ndarray:
 def hoft(
     problem: Problem,
     *,
-    ranking: str = "oft",
-    condition: str = "expected",
-    child_processor: str = "paper",
+    ranking: Annotated[str, OneOf(_RANKINGS)] = "oft",
+    condition: Condition = "expected",
+    child_processor: ChildProcessor = "paper",
     insertion: bool = True,
 ) -> Schedule:
     """HOFT (Algorithm 2 of [1]_), generalised to networked processors.
@@ -466,8 +471,8 @@ def hoft(
 def hoft_wm(
     problem: Problem,
     *,
-    condition: str = "expected",
-    child_processor: str = "paper",
+    condition: Condition = "expected",
+    child_processor: ChildProcessor = "paper",
     insertion: bool = True,
 ) -> Schedule:
     """HOFT-WM: the HEFT-WM ranking with HOFT's processor selection ([1]_ sec. 6).

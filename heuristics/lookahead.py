@@ -78,20 +78,23 @@ References
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, Range, register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder
 from heuristics.hbmct import priority_order
-from heuristics.ranking import upward_rank
+from heuristics.ranking import Weighting, upward_rank
 
 __all__ = ["VARIANTS", "CHILD_SAMPLING", "lookahead_values", "heft_lookahead"]
 
 VARIANTS: tuple[str, ...] = ("max", "weighted")
 CHILD_SAMPLING: tuple[str, ...] = ("random", "priority")
+_Count = Annotated[int, Range(1)]
 
 
 class _Lookahead:
@@ -199,8 +202,8 @@ def lookahead_values(
     builder: ScheduleBuilder,
     task: int,
     *,
-    variant: str = "max",
-    ranking: str = "mean",
+    variant: Annotated[str, OneOf(VARIANTS)] = "max",
+    ranking: Weighting = "mean",
 ) -> np.ndarray:
     """Lookahead value of placing ``task`` on each processor, given a partial schedule.
 
@@ -277,12 +280,12 @@ def _check(
 def heft_lookahead(
     problem: Problem,
     *,
-    variant: str = "max",
+    variant: Annotated[str, OneOf(VARIANTS)] = "max",
     swap: bool = False,
-    ranking: str = "mean",
-    child_sampling: str | None = None,
-    n_children: int = 1,
-    proc_samples: int | None = None,
+    ranking: Weighting = "mean",
+    child_sampling: Annotated[str, OneOf(CHILD_SAMPLING)] | None = None,
+    n_children: _Count = 1,
+    proc_samples: _Count | None = None,
     insertion: bool = True,
     seed: int | np.random.Generator | None = 0,
 ) -> Schedule:

@@ -68,12 +68,13 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics._tables import min_plus_sweep
 from heuristics.eft import ScheduleBuilder, list_schedule
@@ -83,6 +84,8 @@ __all__ = ["optimistic_cost_table", "oct_rank", "oeft_select", "peft", "peft_nc"
 
 _COMMS = ("network", "mean")
 _OCT_RANKS = ("mean-oct", "min-oct")
+_RANKS = (*_OCT_RANKS, *WEIGHTINGS)
+Comm = Annotated[str, OneOf(_COMMS)]
 
 
 def optimistic_cost_table(problem: Problem, *, comm: str = "network") -> np.ndarray:
@@ -228,8 +231,8 @@ def _check_insertion(insertion: bool) -> None:
 def peft(
     problem: Problem,
     *,
-    rank: str = "mean-oct",
-    comm: str = "network",
+    rank: Annotated[str, OneOf(_RANKS)] = "mean-oct",
+    comm: Comm = "network",
     insertion: bool = True,
 ) -> Schedule:
     """PEFT (the algorithm of [1]_), generalised to networked processors.
@@ -274,7 +277,7 @@ def peft(
     elif rank in WEIGHTINGS:
         priority = upward_rank(problem, rank)
     else:
-        known = ", ".join((*_OCT_RANKS, *WEIGHTINGS))
+        known = ", ".join(_RANKS)
         raise MethodError(f"rank: unknown {rank!r}; known: {known}")
     return list_schedule(problem, priority, insertion=insertion, select=oeft_select(table))
 
@@ -285,7 +288,7 @@ def peft(
     description="PEFT's optimistic-cost selection with the No-Cross (NC) task ranking",
     source="McSweeney, PhD continuation report 2019, sec. 4.6; Arabnejad, Barbosa 2014",
 )
-def peft_nc(problem: Problem, *, comm: str = "network", insertion: bool = True) -> Schedule:
+def peft_nc(problem: Problem, *, comm: Comm = "network", insertion: bool = True) -> Schedule:
     """PEFT-NC: the NC upward rank of Shetti et al. with PEFT's O_EFT selection.
 
     Parameters

@@ -63,19 +63,22 @@ References
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder
-from heuristics.hbmct import GROUP_POLICIES, schedule_group
-from heuristics.ranking import mean_comm, upward_rank
+from heuristics.hbmct import GROUP_POLICIES, GroupPolicy, schedule_group
+from heuristics.ranking import Weighting, mean_comm, upward_rank
 
 __all__ = ["levels", "pets_rank", "pets", "levelized_heft"]
 
 _DTC = ("mean", "worst")
+_Dtc = Annotated[str, OneOf(_DTC)]
 
 
 def levels(problem: Problem) -> np.ndarray:
@@ -189,7 +192,7 @@ def _by_levels(
     source="Ilavarasan and Thambidurai, J. Computer Sciences 3(2), 2007",
 )
 def pets(
-    problem: Problem, *, dtc: str = "mean", policy: str = "eft", insertion: bool = True
+    problem: Problem, *, dtc: _Dtc = "mean", policy: GroupPolicy = "eft", insertion: bool = True
 ) -> Schedule:
     """Performance Effective Task Scheduling.
 
@@ -245,7 +248,11 @@ def pets(
     source="McSweeney, PhD continuation report, Univ. of Manchester, 2019, sec. 4.3",
 )
 def levelized_heft(
-    problem: Problem, *, ranking: str = "mean", policy: str = "eft", insertion: bool = True
+    problem: Problem,
+    *,
+    ranking: Weighting = "mean",
+    policy: GroupPolicy = "eft",
+    insertion: bool = True,
 ) -> Schedule:
     """HEFT restricted to PETS levels: levels in order, upward rank inside each.
 

@@ -38,6 +38,7 @@ from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.heft import heft_priority
+from heuristics.ranking import Weighting
 from heuristics.rts import as_generator
 
 __all__ = ["random_eft", "speed_weights"]
@@ -70,7 +71,7 @@ def speed_weights(problem: Problem) -> np.ndarray:
 def random_eft(
     problem: Problem,
     *,
-    ranking: str = "mean",
+    ranking: Weighting = "mean",
     seed: int | np.random.Generator | random.Random | None = None,
     insertion: bool = True,
 ) -> Schedule:

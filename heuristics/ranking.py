@@ -63,14 +63,18 @@ References
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
+from exactsched.registry import OneOf
 from heuristics._tables import min_plus_sweep
 
 __all__ = [
     "WEIGHTINGS",
+    "Weighting",
     "optimistic_finish_time",
     "mean_comm",
     "weights",
@@ -92,6 +96,10 @@ WEIGHTINGS: tuple[str, ...] = (
     "nc",
     "wm",
 )
+
+Weighting = Annotated[str, OneOf(WEIGHTINGS)]
+"""Annotation of a ``ranking`` option: one of :data:`WEIGHTINGS` (see
+:class:`exactsched.registry.OneOf`)."""
 
 
 def _mean_hops(problem: Problem) -> float:

@@ -54,7 +54,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -63,7 +63,7 @@ from exactsched.bounds import critical_path_bound, load_bound, lower_bound_withi
 from exactsched.errors import MethodError
 from exactsched.limits import default_workers
 from exactsched.problem import Problem
-from exactsched.registry import HeuristicName, register
+from exactsched.registry import HeuristicName, Range, register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from exactsched.validate import validate
@@ -100,6 +100,10 @@ from models._cpsat_time_indexed import (
 )
 from models._cpsat_warm import WarmStart, find_warm_start, hint_candidates, near_subsets
 from models._warmstart import delay_matrix, retime, serial_schedule
+
+RelativeGap = Annotated[float, Range(0, 1, high_open=True)]
+"""Annotation of ``relative_gap`` (of ``cpsat`` and ``milp``): a number >= 0 and < 1
+(a gap of 1 or more would stop at any schedule)."""
 
 __all__ = [
     "cpsat",
@@ -452,10 +456,10 @@ def cpsat(
     time_limit: float | None = None,
     workers: int | None = None,
     seed: int | None = 0,
-    relative_gap: float = 0.0,
+    relative_gap: RelativeGap = 0.0,
     log: bool = False,
     callback: Callable[[float, float, float], Any] | None = None,
-    resolution: float | None = None,
+    resolution: Annotated[float, Range(0, low_open=True)] | None = None,
     hint: bool = True,
     horizon: Literal["heuristic", "sum"] = "heuristic",
     bounds: bool = True,

@@ -45,18 +45,18 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
 from exactsched.bounds import lower_bound_within
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
-from exactsched.registry import register
+from exactsched.registry import OneOf, register
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from models._horizon import horizon_schedule, optimistic_paths, order_from_times, semi_active
-from models.cpsat import ScaledData, scale_data
+from models.cpsat import RelativeGap, ScaledData, scale_data
 
 __all__ = ["milp", "build_model", "model_data", "BuildTimeout", "MAX_TASKS"]
 
@@ -344,8 +344,8 @@ def milp(
     time_limit: float | None = None,
     workers: int | None = None,
     seed: int | None = 0,
-    relative_gap: float = 0.0,
-    solver: str = "highs",
+    relative_gap: RelativeGap = 0.0,
+    solver: Annotated[str, OneOf(tuple(_SOLVERS))] = "highs",
     log: bool = False,
 ) -> Result:
     """Minimise the makespan with a mixed-integer linear programme (HiGHS or SCIP).

@@ -199,7 +199,7 @@ def test_common_arguments_are_checked(capsys, flags, message):
         ("path_cuts=maybe", "option path_cuts: expected true, false or 'auto', got 'maybe'"),
         ("hint_heuristics=nosuch", "option hint_heuristics: expected a list of registered heur"),
         ("comm=wires", "option comm: expected 'levels', 'dest' or 'pairs', got 'wires'"),
-        ("relative_gap=nan", "option relative_gap: expected a finite number >= 0, got 'nan'"),
+        ("relative_gap=nan", "option relative_gap: expected a number >= 0 and < 1, got 'nan'"),
         ("log=1", "option log: expected true or false, got 1"),
     ],
 )
@@ -214,7 +214,7 @@ def test_cpsat_options_are_typed(capsys, option, message):
         ("heft", "ranking=nosuch", "ranking"),
         ("heft-nc", "x=inf", "option x: expected a finite number >= 0, got 'inf'"),
         ("bruteforce", "max_tasks=-3", "option max_tasks: expected an integer >= 0, got -3"),
-        ("milp", "relative_gap=x", "option relative_gap: expected a finite number >= 0, got 'x'"),
+        ("milp", "relative_gap=x", "option relative_gap: expected a number >= 0 and < 1, got 'x'"),
     ],
 )
 def test_options_of_other_methods_are_typed(capsys, method, option, message):

@@ -53,6 +53,8 @@ from exactsched.experiments.store import Store, damaged_database, shown_reads, s
 
 __all__ = [
     "TOLERANCE",
+    "run_assumes_identical",
+    "row_assumes_identical",
     "config",
     "EXPORT_COLUMNS",
     "load_rows",
@@ -81,7 +83,7 @@ EXPORT_COLUMNS = (
     "lower_bound", "optimum", "optimum_certified_by", "best_known", "best_bound", "reference",
     "reference_kind", "gap", "gap_to_optimum", "gap_to_best", "gap_to_bound", "disputed",
     "speedup", "slr", "failed", "certified", "certified_by", "seconds", "error",
-    "finished", "source",
+    "finished", "source", "assumes_identical_processors",
 )  # fmt: skip
 
 
@@ -134,6 +136,38 @@ def _kinds() -> dict[str, str]:
     from exactsched.registry import available_methods
 
     return {m.name: m.kind for m in available_methods()}
+
+
+def run_assumes_identical(method: str, options: str | dict[str, Any] | None = None) -> bool:
+    """Whether a run of ``method`` with ``options`` picks processors as if identical.
+
+    See :meth:`exactsched.registry.MethodInfo.run_assumes_identical`; False for a
+    method no longer registered.
+
+    Examples
+    --------
+    >>> run_assumes_identical("olb", '{"seed": 0}')
+    True
+    >>> run_assumes_identical("olb", '{"processor_choice": "earliest-finish"}')
+    False
+    >>> run_assumes_identical("heft"), run_assumes_identical("no-such-method")
+    (False, False)
+    """
+    from exactsched.registry import get_method
+
+    try:
+        info = get_method(method)
+    except Exception:  # noqa: BLE001  (a method no longer registered)
+        return False
+    return info.run_assumes_identical(options)
+
+
+def row_assumes_identical(row: dict[str, Any]) -> bool:
+    """A row's ``assumes_identical_processors``, from its method and options if absent."""
+    if "assumes_identical_processors" in row:
+        return bool(row["assumes_identical_processors"])
+    name = row.get("name") or row.get("method") or row.get("label", "")
+    return run_assumes_identical(name, row.get("options"))
 
 
 def _close(a: float, b: float) -> bool:
@@ -442,7 +476,10 @@ def load_rows(
     Returns
     -------
     list of dict
-        Keys :data:`EXPORT_COLUMNS` (plus ``mst``). ``instance`` is the name of
+        Keys :data:`EXPORT_COLUMNS` (plus ``mst``);
+        ``assumes_identical_processors`` says whether this run, with its
+        options, picks processors as if identical (:func:`run_assumes_identical`).
+        ``instance`` is the name of
         the newest current read of the row's instance (the newest read for a
         superseded one), ``source`` that read's file (None for a generated
         instance). On a disputed instance ``best_bound`` and ``gap_to_bound``
@@ -511,6 +548,10 @@ def _joined_rows(
                 "config": config(run["options"], run["version"]),
                 # As stored with the run; a registry lookup only for older rows.
                 "kind": run.get("kind") or kinds.get(run["method"], "unknown"),
+                # This run, with its options (processor_choice=earliest-finish lifts it).
+                "assumes_identical_processors": run_assumes_identical(
+                    run["method"], run["options"]
+                ),
             }
         )
     return rows, instances
@@ -709,7 +750,9 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         :func:`~exactsched.result.relative_gap` to its instance's reference),
         ``to_best_known`` (runs whose reference is the best known makespan, no
         certified optimum), ``apd``, ``wpd`` (percent), ``wins``, ``failures``,
-        ``not_applicable``, ``errors``, ``mean_seconds``, and for proofs:
+        ``not_applicable``, ``errors``, ``mean_seconds``,
+        ``assumes_identical_processors`` (the label's runs pick processors as
+        if identical: :func:`run_assumes_identical`), and for proofs:
         ``proofs`` (runs with status ``optimal``), ``certified`` and ``refuted``
         (runs whose certification succeeded or failed; see
         :attr:`exactsched.Result.certified`).
@@ -757,6 +800,8 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "method": name,
                 "name": group[0].get("method", name),
                 "kind": kind,
+                # One label is one method with one set of options: its runs agree.
+                "assumes_identical_processors": any(map(row_assumes_identical, group)),
                 "runs": len(group),
                 "applicable": len(applicable),
                 "with_optimum": len(known),

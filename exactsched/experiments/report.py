@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from exactsched._output import atomic_write, number_text, printable
-from exactsched.experiments.analysis import GROUPINGS, summarise, summarise_by
+from exactsched.experiments.analysis import (
+    GROUPINGS,
+    row_assumes_identical,
+    run_assumes_identical,
+    summarise,
+    summarise_by,
+)
 
 __all__ = [
     "compare_text",
@@ -69,31 +75,29 @@ _SUMMARY_HEAD = (
 IDENTICAL_MARK = "*"
 
 
-def assumes_identical(name: str) -> bool:
-    """Whether registered method ``name`` picks processors as if they were identical.
+def assumes_identical(name: str, options: str | dict[str, Any] | None = None) -> bool:
+    """Whether a run of registered method ``name`` with ``options`` picks processors
+    as if they were identical (see :func:`.analysis.run_assumes_identical`).
 
     Examples
     --------
-    >>> assumes_identical("heft")
+    >>> assumes_identical("heft"), assumes_identical("bl-est")
+    (False, True)
+    >>> assumes_identical("bl-est", {"processor_choice": "earliest-finish"})
     False
     """
-    from exactsched.registry import get_method
-
-    try:
-        info = get_method(name)
-    except Exception:  # noqa: BLE001  (a method no longer registered)
-        return False
-    return bool(getattr(info, "assumes_identical_processors", False))
+    return run_assumes_identical(name, options)
 
 
-def _shown(label: str, name: str) -> str:
-    return f"{label} {IDENTICAL_MARK}" if assumes_identical(name) else label
+def _shown(label: str, row: dict[str, Any]) -> str:
+    """``label``, marked when the row (a run or a summary) assumes identical processors."""
+    return f"{label} {IDENTICAL_MARK}" if row_assumes_identical(row) else label
 
 
 def _summary_cells(s: dict[str, Any]) -> list[str]:
     share = "-" if s["share_optimal"] is None else f"{s['optimal']}/{s['with_optimum']}"
     return [
-        _shown(s["method"], s.get("name", s["method"])),
+        _shown(s["method"], s),
         share,
         _pct(s["mean_gap"]),
         _pct(s["median_gap"]),
@@ -124,7 +128,7 @@ def summary_legend(summary: Sequence[dict[str, Any]] = ()) -> list[str]:
         "count in no denominator",
         "errors: runs that raised, crashed, ran past their deadline or gave an invalid schedule",
     ]
-    if any(assumes_identical(s.get("name", s["method"])) for s in summary):
+    if any(map(row_assumes_identical, summary)):
         lines.append(
             f"{IDENTICAL_MARK} picks processors by earliest start as if they were identical: "
             "on heterogeneous processors it ignores what a task costs where"
@@ -225,7 +229,7 @@ def _instance_table(rows: Sequence[dict[str, Any]]) -> str:
                 f"; {note}" if note else ""
             )
         body.append(
-            [_shown(r["label"], r["method"]), r["status"], _num(r["makespan"]), gap,
+            [_shown(r["label"], r), r["status"], _num(r["makespan"]), gap,
              _num(r["seconds"], ".4f"), note]
         )  # fmt: skip
     what = "optimum" if ref["optimum"] is not None else "best known"
