@@ -590,7 +590,12 @@ def random_workload(
         The data regimes of McSweeney's report, section 3.2.3, instead of a CCR
         (types ``cpu`` and ``gpu`` only).
     integral : bool
-        Round costs (to >= 1) and data to integers.
+        Round costs (to >= 1) and data to integers. Otherwise every cost and
+        datum is rounded to
+        :data:`~exactsched.workloads.weights.SIGNIFICANT_DIGITS` significant
+        digits (:func:`~exactsched.workloads.weights.round_significant`), and
+        the CCR of what is written is within
+        :data:`~exactsched.workloads.weights.CCR_PRECISION` of ``ccr``.
     task_ids : list of str, optional
         Default ``t0 ..``.
     name : str
@@ -608,9 +613,9 @@ def random_workload(
     MethodError
         For an unknown scheme or a platform it cannot weigh; for a ``ccr`` other
         than 0 on a graph with no edge that may carry data; for a ``ccr`` whose
-        rounded data (``integral``) miss it by more than 5 %
+        rounded data miss it by more than 5 % (``integral``) or 1e-6 (relative)
         (:class:`~exactsched.workloads.weights.CCRRoundingError`) or whose data
-        would overflow floating point.
+        would overflow or underflow floating point.
 
     Examples
     --------
@@ -666,7 +671,11 @@ def random_workload(
     def num(x: float) -> float | int:
         if x == 0:  # a dummy: no work
             return 0
-        return int(max(1.0, round(x))) if integral else round(float(x), 6)
+        if integral:
+            return int(max(1.0, round(x)))
+        # Significant digits, not a fixed number of decimals: short exact decimals at
+        # every magnitude, and a positive cost or datum never becomes 0.
+        return w.round_significant(x)
 
     if by_type is not None:
         tasks = [
@@ -694,17 +703,15 @@ def random_workload(
         if target is not None and not (all_dummy and target == 0):
             # Scale before building the problem (one parse): the computation of a
             # task is its mean cost, as Problem.mean_cost computes it.
+            # The rounded costs, so the CCR is measured on what is written.
             if by_type is not None:
                 counts = {t: spec.types.count(t) for t in types}
-                work = sum(by_type[t] * counts[t] for t in types) / len(spec.types)
-            else:
-                work = costs.mean(axis=1)
-            if integral:  # the rounded costs, so the CCR is measured on what is written
                 work = np.array([
                     sum(c["cost"][t] * counts[t] for t in types) / len(spec.types)
-                    if by_type is not None else float(np.mean(c["cost"]))
                     for c in tasks
                 ])  # fmt: skip
+            else:
+                work = np.array([float(np.mean(c["cost"])) for c in tasks])
             n_procs = len(spec.types)
             mean_hops = float(spec.hops.sum() / (n_procs * (n_procs - 1))) if n_procs > 1 else 0.0
             amounts = w.scaled_data(

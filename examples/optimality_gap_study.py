@@ -11,7 +11,8 @@ profiles, gap distributions, gap against CCR and size).
 Results go to an SQLite database in the output folder as each run finishes, so
 stopping the script (Ctrl-C) and starting it again resumes where it stopped.
 
-Run it from the repository root::
+Run it from any folder (it reads no file; the output goes to ``./study``, or to
+``--out``)::
 
     python examples/optimality_gap_study.py                 # about 2 minutes on 2 cores
     python examples/optimality_gap_study.py --quick         # 5 instances, seconds

@@ -1,6 +1,7 @@
 """Walk-through: Kong's driving example on a 4x4 mesh, with isolation pairs promoted.
 
-Run from the repository root: ``python examples/orderings_mesh.py``.
+Run it from any folder: ``python examples/orderings_mesh.py``; it reads
+``orderings-mesh4x4.json`` from its own folder.
 
 Kong's slides start from four tasks A, B, C, D pinned to nodes of a 4x4 mesh
 (A at (0,0), B at (3,3), C at (3,0), D at (0,1): the path A B C D travels 6 +
@@ -14,6 +15,8 @@ mapping of Kong's network cost.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import exactsched
 from models.orderings import (
     best_ordering,
@@ -25,9 +28,12 @@ from models.orderings import (
     resolve_mapping,
 )
 
+#: The folder of this script, which holds its instance (whatever the working directory).
+HERE = Path(__file__).resolve().parent
+
 
 def main() -> None:
-    problem = exactsched.load_instance("examples/orderings-mesh4x4.json")
+    problem = exactsched.load_instance(HERE / "orderings-mesh4x4.json")
     mapping = resolve_mapping(problem)  # from affinity: every task is pinned
     print(
         "mapping:",

@@ -1,6 +1,7 @@
 """Walk-through: the task orderings of Topcuoglu et al.'s sample DAG as priority lists.
 
-Run from the repository root: ``python examples/orderings_topcuoglu.py``.
+Run it from any folder: ``python examples/orderings_topcuoglu.py``; it reads
+``topcuoglu2002.json`` from its own folder.
 
 The 10-task DAG of Topcuoglu, Hariri and Wu (2002, Fig. 2) has 1,680 legal
 orderings. Each one, used as the priority list of the insertion-based EFT list
@@ -11,6 +12,7 @@ gives 80 and the optimum (CP-SAT, proven) is 73. Which orderings reach 73?
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -28,9 +30,12 @@ from models.orderings import (
     priority_list_gap,
 )
 
+#: The folder of this script, which holds its instance (whatever the working directory).
+HERE = Path(__file__).resolve().parent
+
 
 def main() -> None:
-    problem = exactsched.load_instance("examples/topcuoglu2002.json")
+    problem = exactsched.load_instance(HERE / "topcuoglu2002.json")
     ids = problem.task_ids
 
     # 1. Kong's table row for this instance: complete n^n, n!, semi-legal, legal.

@@ -80,7 +80,9 @@ from exactsched.problem import Problem
 __all__ = [
     "ACCELERATION",
     "CCR_DEFINITIONS",
+    "CCR_PRECISION",
     "CCR_TOLERANCE",
+    "SIGNIFICANT_DIGITS",
     "KERNEL_FLOPS",
     "CCRRoundingError",
     "ccr",
@@ -89,6 +91,7 @@ __all__ = [
     "gamma_times",
     "kernel_flops",
     "random_flop_times",
+    "round_significant",
     "scale_to_ccr",
     "scaled_data",
     "topcuoglu_times",
@@ -293,8 +296,10 @@ def topcuoglu_times(
     """
     if not 0 <= beta <= 2:
         raise MethodError(f"beta: heterogeneity must lie in [0, 2], got {beta!r}")
-    if not 0 < w_dag <= 1e300:  # 2 * w_dag must stay a float (numpy's uniform range)
-        raise MethodError(f"w_dag: expected a positive number up to 1e300, got {w_dag!r}")
+    # 2 * w_dag must stay a float (numpy's uniform range); below 1e-300 the costs
+    # would near the floats that keep fewer digits (and draw 0 for a positive cost).
+    if not 1e-300 <= w_dag <= 1e300:
+        raise MethodError(f"w_dag: expected a number from 1e-300 to 1e300, got {w_dag!r}")
     rng = _rng(seed)
     mean = rng.uniform(0.0, 2.0 * w_dag, size=n_tasks)
     spread = rng.uniform(1 - beta / 2, 1 + beta / 2, size=(n_tasks, n_processors))
@@ -370,26 +375,73 @@ def _ratio(comm: np.ndarray, work: np.ndarray, definition: str) -> float:
     return mean_work / mean_comm if mean_comm > 0 else float("inf")
 
 
-#: How far (relative) the CCR of the rounded data may stray from the target.
+#: How far (relative) the CCR of data rounded to integers (``integral``) may stray
+#: from the target.
 CCR_TOLERANCE = 0.05
+
+#: How far (relative) the CCR of data rounded to :data:`SIGNIFICANT_DIGITS` may
+#: stray from the target (rounding moves it by at most 5e-8 relative).
+CCR_PRECISION = 1e-6
+
+_SMALLEST_NORMAL = float(np.finfo(float).tiny)  # 2.2e-308
+
+#: Significant digits kept by :func:`round_significant`, the rounding of the
+#: costs and data the generators write when they do not round to integers.
+SIGNIFICANT_DIGITS = 8
+
+
+def round_significant(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
+    """``value`` rounded to ``digits`` significant digits (the nearest float to that decimal).
+
+    Relative to each value's magnitude, so a positive value never becomes 0 and
+    moves by at most ``0.5 * 10**(1 - digits)`` of itself, while printing as a
+    short exact decimal (see :mod:`exactsched.validate`). Correctly rounded
+    (Python's own decimal conversion), hence deterministic; 0 stays 0.
+
+    Examples
+    --------
+    >>> round_significant(12.3456789012), round_significant(1.23456789012e-7)
+    (12.345679, 1.2345679e-07)
+    >>> round_significant(98765432101.0, 3), round_significant(5e-324), round_significant(0.0)
+    (98800000000.0, 5e-324, 0.0)
+    """
+    return float(f"{float(value):.{digits - 1}e}")
 
 
 class CCRRoundingError(MethodError):
-    """Rounding the scaled data misses the target CCR by more than :data:`CCR_TOLERANCE`.
+    """Rounding the scaled data misses the target CCR by more than it may.
+
+    That is :data:`CCR_TOLERANCE` for data rounded to integers and
+    :data:`CCR_PRECISION` for data rounded to significant digits.
 
     Carries ``target``, ``achieved``, ``definition`` and ``integral`` so that a
     caller (the CLI) can restate the refusal in its own option names.
     """
 
-    def __init__(self, target: float, achieved: float, definition: str, integral: bool) -> None:
+    def __init__(
+        self,
+        target: float,
+        achieved: float,
+        definition: str,
+        integral: bool,
+        digits: int = SIGNIFICANT_DIGITS,
+    ) -> None:
         self.target, self.achieved = target, achieved
         self.definition, self.integral = definition, integral
-        how = "to integers >= 1 (integral)" if integral else "to the decimals kept"
-        super().__init__(
-            f"ccr: rounding the data {how} gives CCR {achieved:.3g}, not the target "
-            f"{target:g} ({definition}), more than {CCR_TOLERANCE:.0%} off; give the tasks "
-            "larger costs" + (" or do not round to integers" if integral else "")
-        )
+        if integral:
+            message = (
+                f"ccr: rounding the data to integers >= 1 (integral) gives CCR {achieved:.3g}, "
+                f"not the target {target:g} ({definition}), more than {CCR_TOLERANCE:.0%} off; "
+                "give the tasks larger costs or do not round to integers"
+            )
+        else:  # only data near the smallest float lose that much (subnormal numbers)
+            message = (
+                f"ccr: the data rounded to {digits} significant digits give CCR "
+                f"{achieved:.9g}, not the target {target:g} ({definition}), more than "
+                f"{CCR_PRECISION:g} (relative) off: they lie too close to the smallest "
+                "float to keep their digits; give the tasks larger costs"
+            )
+        super().__init__(message)
 
 
 def scaled_data(
@@ -402,7 +454,7 @@ def scaled_data(
     latency: float = 0.0,
     bandwidth: float = 1.0,
     integral: bool = False,
-    decimals: int = 6,
+    digits: int = SIGNIFICANT_DIGITS,
     zero: np.ndarray | None = None,
 ) -> np.ndarray:
     """Edge data multiplied by the one factor that gives the CCR ``target``.
@@ -412,10 +464,17 @@ def scaled_data(
     distinct processors. Data all 0 count as all 1. Edges where the boolean
     mask ``zero`` is set keep data 0 (an STG graph's dummy arcs).
 
+    The data are rounded to ``digits`` significant digits
+    (:func:`round_significant`), or with ``integral`` to integers, at least 1.
     The CCR of the rounded data is measured as :func:`ccr` does; more than
-    :data:`CCR_TOLERANCE` off the target raises :class:`CCRRoundingError`
-    (with ``integral`` every edge carries at least 1, which can be far too much
-    for small task costs).
+    :data:`CCR_PRECISION` off the target (:data:`CCR_TOLERANCE` with
+    ``integral``: every edge then carries at least 1, which can be far too much
+    for small task costs) raises :class:`CCRRoundingError`. Significant digits
+    move each datum, hence the CCR, by at most ``0.5 * 10**(1 - digits)``
+    relative (5e-8 for the default 8), whatever the target; only data near the
+    smallest float could miss, and a target that takes a positive datum below
+    the smallest normal float (2.2e-308, where floats keep fewer digits and
+    then none) is refused.
 
     Examples
     --------
@@ -468,17 +527,25 @@ def scaled_data(
             f"ccr: the target {target:g} ({definition}) is too {how}: the edge data it "
             "needs would overflow floating point"
         )
+    if bool(((scaled < _SMALLEST_NORMAL) & (data > 0)).any()):
+        # Below it a float keeps fewer digits (down to 0 under 5e-324): the data could
+        # not be written to the digits kept, nor the CCR hit to CCR_PRECISION.
+        how = "large" if definition == "comp/comm" else "small"
+        raise MethodError(
+            f"ccr: the target {target:g} ({definition}) is too {how}: some edge data it "
+            "needs fall below the smallest normal float (2.2e-308), where floats lose digits"
+        )
     if integral:
         scaled = np.where(fixed, 0.0, np.maximum(np.round(scaled), 1.0))
     else:
-        # np.round multiplies by 10**decimals, which overflows near the largest float;
-        # from 2**52 up a float has no fraction to round anyway.
-        with np.errstate(over="ignore", invalid="ignore"):
-            scaled = np.where(scaled < 2.0**52, np.round(scaled, decimals), scaled)
+        # Significant digits, not decimals: a fixed number of decimals took small data
+        # to 0 or a few digits, far from the target (5.4e-4 off at CCR 1e-6).
+        scaled = np.array([round_significant(x, digits) for x in scaled.tolist()], dtype=float)
     # Rounding (to >= 1 with integral) can move the CCR far: measure it as ccr() does.
     achieved = _ratio((latency + scaled / bandwidth) * mean_hops, work, definition)
-    if not abs(achieved - target) <= CCR_TOLERANCE * target:
-        raise CCRRoundingError(target, achieved, definition, integral)
+    tolerance = CCR_TOLERANCE if integral else CCR_PRECISION
+    if not abs(achieved - target) <= tolerance * target:
+        raise CCRRoundingError(target, achieved, definition, integral, digits)
     return scaled
 
 
@@ -488,7 +555,7 @@ def scale_to_ccr(
     definition: str = "comm/comp",
     *,
     integral: bool = False,
-    decimals: int = 6,
+    digits: int = SIGNIFICANT_DIGITS,
 ) -> Problem:
     """``problem`` with every edge's data multiplied by one factor so its CCR is ``target``.
 
@@ -507,8 +574,10 @@ def scale_to_ccr(
     integral : bool
         Round the new data to integers (>= 1): the CCR is then hit up to rounding,
         within :data:`CCR_TOLERANCE` or refused.
-    decimals : int
-        Otherwise round the data to this many decimals.
+    digits : int
+        Otherwise round the data to this many significant digits
+        (:func:`round_significant`): the CCR is then hit within
+        :data:`CCR_PRECISION` (relative), or refused.
 
     Returns
     -------
@@ -520,8 +589,9 @@ def scale_to_ccr(
         For an unknown definition, a target that is not positive, a problem
         without edges or without a pair of distinct processors, zero
         computation, a target the latency alone exceeds, or one whose data
-        would overflow; :class:`CCRRoundingError` (a MethodError) when the
-        rounded data miss the target by more than :data:`CCR_TOLERANCE`.
+        would overflow or underflow; :class:`CCRRoundingError` (a MethodError)
+        when the rounded data miss the target by more than :data:`CCR_TOLERANCE`
+        (``integral``) or :data:`CCR_PRECISION`.
 
     Examples
     --------
@@ -540,7 +610,7 @@ def scale_to_ccr(
         latency=problem.latency,
         bandwidth=problem.bandwidth,
         integral=integral,
-        decimals=decimals,
+        digits=digits,
     )
     doc: dict[str, Any] = problem.to_json()
     for edge, value in zip(doc["edges"], scaled.tolist(), strict=True):

@@ -182,7 +182,15 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                     raise _fail(label, f"{fwhere}.name", "expected a string")
                 if "sizeInBytes" in f:
                     size = _number(f["sizeInBytes"], label, f"{fwhere}.sizeInBytes")
-                else:  # schema 1.3: size in KB
+                else:
+                    # Before 1.4 the schema's own words for a file's "size" are "File
+                    # size in KB" (wfcommons/WfFormat, wfcommons-schema.json at commit
+                    # 9f9be968, and README.md of 1.1); 1.4 replaced it by "sizeInBytes",
+                    # "File size in bytes" (commit 51c170f4), and requires that, so a
+                    # "size" alone is the older field in kB. WfFormat's migration tool
+                    # (tools/wfcommons-migrate-instance.py, _migrate_to_14) renames
+                    # "size" to "sizeInBytes" without scaling it, against those words:
+                    # the schema's text is followed here, not the tool.
                     size = 1000.0 * _number(f.get("size", 0), label, f"{fwhere}.size")
                 (outputs if f["link"] == "output" else inputs)[key][fname] = size
     if not ids:
