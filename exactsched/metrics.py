@@ -32,12 +32,28 @@ def minimal_serial_time(problem: Problem) -> float:
 
 
 def speedup(problem: Problem, makespan: float) -> float:
-    """Minimal serial time over makespan (larger is better)."""
+    """Minimal serial time over makespan (larger is better).
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> minimal_serial_time(p), speedup(p, 80)  # HEFT's makespan is 80
+    (127.0, 1.5875)
+    """
     return minimal_serial_time(problem) / makespan if makespan > 0 else float("inf")
 
 
 def schedule_length_ratio(problem: Problem, makespan: float) -> float:
-    """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1)."""
+    """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1).
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> round(schedule_length_ratio(p, 80), 3)  # HEFT's makespan is 80
+    1.481
+    """
     return _over_path(makespan, optimistic_critical_path(problem))
 
 
@@ -65,5 +81,13 @@ def _over_path(makespan: float, cp: float) -> float:
 
 
 def failed(problem: Problem, makespan: float) -> bool:
-    """Whether the makespan exceeds the minimal serial time ([1]_: a "failure")."""
+    """Whether the makespan exceeds the minimal serial time ([1]_: a "failure").
+
+    Examples
+    --------
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> minimal_serial_time(p), failed(p, 80), failed(p, 127), failed(p, 128)
+    (127.0, False, False, True)
+    """
     return bool(makespan > minimal_serial_time(problem) * (1 + 1e-12))

@@ -190,6 +190,16 @@ class MethodInfo:
         marked in compare tables (default False). It describes the method's
         published rule; whether one run assumes it (its ``processor_choice``
         may switch to the adaptation) is :meth:`run_assumes_identical`.
+
+    Examples
+    --------
+    >>> info = get_method("heft")
+    >>> info.name, info.kind, info.assumes_identical_processors
+    ('heft', 'heuristic', False)
+    >>> info.options  # keyword options and their defaults
+    {'ranking': 'mean', 'direction': 'upward', 'insertion': True}
+    >>> info.to_json()["accepts"]["insertion"]
+    'true or false'
     """
 
     name: str
@@ -279,6 +289,38 @@ def register(
 
     ``assumes_identical_processors=True`` marks a heuristic whose processor
     rule treats the processors as identical (see :class:`MethodInfo`).
+
+    Raises
+    ------
+    ValueError
+        For a ``kind`` other than ``"exact"`` or ``"heuristic"``, or a ``name``
+        already registered to another function (the registry is left unchanged).
+
+    Examples
+    --------
+    The built-in methods register themselves this way when the ``heuristics``
+    and ``models`` packages are imported; a new heuristic is a decorated
+    function (not run here: the registry offers no way to remove a method)::
+
+        @register("first-proc", kind="heuristic",
+                  description="every task on the first processor, in order",
+                  source="none")
+        def first_proc(problem):
+            ...  # returns a Schedule
+
+    It is then found by :func:`get_method` and run by :func:`solve`. A name
+    already taken and an unknown kind are refused:
+
+    >>> get_method("heft").kind  # loads the built-in methods
+    'heuristic'
+    >>> register("heft", kind="heuristic", description="", source="")(lambda problem: None)
+    Traceback (most recent call last):
+    ...
+    ValueError: method 'heft' is already registered
+    >>> register("mine", kind="greedy", description="", source="")
+    Traceback (most recent call last):
+    ...
+    ValueError: kind must be 'exact' or 'heuristic', not 'greedy'
     """
     if kind not in ("exact", "heuristic"):
         raise ValueError(f"kind must be 'exact' or 'heuristic', not {kind!r}")
@@ -300,7 +342,16 @@ def _load_builtin() -> None:
 
 
 def available_methods() -> list[MethodInfo]:
-    """Every registered method, exact ones first, then by name."""
+    """Every registered method, exact ones first, then by name.
+
+    Examples
+    --------
+    >>> methods = available_methods()
+    >>> [m.name for m in methods if m.kind == "exact"]
+    ['bruteforce', 'cpsat', 'milp']
+    >>> "heft" in [m.name for m in methods]
+    True
+    """
     _load_builtin()
     return sorted(_REGISTRY.values(), key=lambda m: (m.kind != "exact", m.name))
 
@@ -312,6 +363,19 @@ def get_method(name: str) -> MethodInfo:
     ------
     MethodError
         For an unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> from exactsched import load_instance
+    >>> info = get_method("heft")
+    >>> info.kind, info.source
+    ('heuristic', 'Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002')
+    >>> info.func(load_instance("examples/topcuoglu2002.json")).makespan  # a Schedule
+    80
+    >>> get_method("hefft")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: method: unknown method 'hefft'; known: bl-est, ...
     """
     _load_builtin()
     if name not in _REGISTRY:

@@ -27,6 +27,14 @@ class Status(StrEnum):
         methods report it only for side constraints a caller adds.
     UNKNOWN
         No schedule and no proof, e.g. the time limit ran out first.
+
+    Examples
+    --------
+    >>> from exactsched import solve
+    >>> solve("examples/topcuoglu2002.json", "heft").status
+    <Status.FEASIBLE: 'feasible'>
+    >>> str(Status.OPTIMAL), Status("unknown") is Status.UNKNOWN, Status.FEASIBLE == "feasible"
+    ('optimal', True, True)
     """
 
     OPTIMAL = "optimal"
@@ -90,6 +98,18 @@ class Result:
         shorter makespan, False when a refutation failed, None when not attempted.
     certified_by : tuple of str
         The witnesses that refuted a shorter makespan (e.g. ``("milp",)``).
+
+    Examples
+    --------
+    >>> from exactsched import load_instance, solve
+    >>> r = solve(load_instance("examples/topcuoglu2002.json"), "heft")
+    >>> r.method, r.status.value, r.makespan, r.lower_bound, round(r.gap, 4)
+    ('heft', 'feasible', 80, 58, 0.3793)
+    >>> r.schedule["n1"]
+    Placement(processor='p3', start=0, finish=9)
+    >>> doc = r.to_json()  # a schedule document with the result's fields
+    >>> doc["format"], doc["status"], len(doc["tasks"])
+    ('exactsched/schedule@1', 'feasible', 10)
     """
 
     method: str

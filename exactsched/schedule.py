@@ -27,7 +27,19 @@ SCHEDULE_FORMAT = "exactsched/schedule@1"
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """One task's processor and time interval ``[start, finish)``."""
+    """One task's processor and time interval ``[start, finish)``.
+
+    Examples
+    --------
+    >>> pl = Placement("p0", 0, 2)
+    >>> pl.processor, pl.finish - pl.start
+    ('p0', 2)
+    >>> Schedule({"t0": pl, "t1": Placement("p1", 2, 5)}).makespan
+    5
+    >>> from exactsched import solve
+    >>> solve("examples/topcuoglu2002.json", "heft").schedule["n1"]
+    Placement(processor='p3', start=0, finish=9)
+    """
 
     processor: str
     start: float
@@ -246,6 +258,27 @@ def load_schedule(path: str | os.PathLike[str], *, check_makespan: bool = True) 
     ScheduleError
         When the file cannot be read, is not JSON (with line and column) or is
         not a schedule document (see :meth:`Schedule.from_json`).
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> import exactsched
+    >>> p = exactsched.load_instance("examples/topcuoglu2002.json")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "heft.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump(exactsched.solve(p, "heft").to_json(), f)
+    >>> s = load_schedule(path)
+    >>> s.makespan, exactsched.validate(p, s)
+    (80, [])
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("{")
+    >>> try:
+    ...     load_schedule(path)
+    ... except ScheduleError as err:
+    ...     print(str(err).replace(path, "heft.json"))  # doctest: +ELLIPSIS
+    heft.json: invalid JSON at line 1, column 2: ...
+    >>> tmp.cleanup()
     """
     from exactsched.instance import _read_json
 

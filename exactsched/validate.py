@@ -733,7 +733,20 @@ def _as_schedule(schedule: Any) -> Schedule:
 
 
 def assert_valid(problem: Problem, schedule: Schedule) -> None:
-    """Raise :class:`ScheduleError` listing the violations if the schedule is invalid."""
+    """Raise :class:`ScheduleError` listing the violations if the schedule is invalid.
+
+    Examples
+    --------
+    >>> from exactsched import Placement, Problem, Schedule
+    >>> p = Problem.from_lists([[2, 2], [1, 1]], [(0, 1, 3)])
+    >>> ok = Schedule({"t0": Placement("p0", 0, 2), "t1": Placement("p0", 2, 3)})
+    >>> assert_valid(p, ok)  # nothing happens
+    >>> bad = Schedule({"t0": Placement("p0", 0, 2), "t1": Placement("p1", 4, 5)})
+    >>> assert_valid(p, bad)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.ScheduleError: invalid schedule: edge t0 -> t1: t1 starts at 4 on p1 ...
+    """
     problems = validate(problem, schedule)
     if problems:
         raise ScheduleError(f"invalid schedule: {'; '.join(problems)}")

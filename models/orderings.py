@@ -131,6 +131,16 @@ class BestOrdering:
     stopped : str or None
         Why an unproven search stopped: ``"time limit"`` or ``"memory"`` (the
         branch and bound's cap); None otherwise.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> p = Problem.from_lists([[2, 3], [3, 1], [1, 2]], [(0, 1, 4), (0, 2, 1)])
+    >>> b = best_ordering(p, "makespan")
+    >>> b.order, b.cost, b.proven, b.count, b.ties
+    (('t0', 't1', 't2'), 5.0, True, 2, 1)
+    >>> ordering_schedule(p, b.indices).makespan  # the schedule it stands for
+    5
     """
 
     order: tuple[str, ...]

@@ -24,4 +24,4 @@ def test_relative_gap_below_one_for_both_models(capsys, method, gap):
     status = main(["solve", TOPCUOGLU, "-m", method, "-O", f"relative_gap={gap}", "-t", "2"])
     _, err = capsys.readouterr()
     assert status == 2 and err.count("\n") == 1
-    assert "relative_gap: expected a number in [0, 1)" in err
+    assert "relative_gap: expected a number >= 0 and < 1" in err

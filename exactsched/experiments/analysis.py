@@ -491,6 +491,24 @@ def load_rows(
     InstanceError
         If the database is damaged (text, JSON or a schedule that cannot be
         decoded; see :func:`~exactsched.experiments.store.damaged_database`).
+
+    Examples
+    --------
+    A study of HEFT on one instance, stored in a temporary folder:
+
+    >>> import os, tempfile
+    >>> from exactsched.experiments import run_sweep
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> db = os.path.join(tmp.name, "study.sqlite")
+    >>> out = run_sweep(["examples/topcuoglu2002.json"], "heft", exact="none",
+    ...                 db=db, jobs=1, progress="none")
+    >>> out.store.close()
+    >>> [row] = load_rows(db)
+    >>> row["method"], row["status"], row["makespan"], row["lower_bound"], row["tasks"]
+    ('heft', 'feasible', 80.0, 58.0, 10)
+    >>> row["reference_kind"], row["gap_to_best"], round(row["gap_to_bound"], 4)
+    ('best known', 0.0, 0.3793)
+    >>> tmp.cleanup()
     """
     store = db if isinstance(db, Store) else Store(_existing(db), readonly=True)
     wanted = None if keys is None else set(keys)
@@ -868,6 +886,23 @@ def to_dataframe(db: str | os.PathLike[str] | Store, *, latest: bool = False) ->
     ------
     ImportError
         If pandas is not installed (with a line saying how to install it).
+
+    Examples
+    --------
+    A study of HEFT on one instance, stored in a temporary folder:
+
+    >>> import os, tempfile
+    >>> from exactsched.experiments import run_sweep
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> db = os.path.join(tmp.name, "study.sqlite")
+    >>> run_sweep(["examples/topcuoglu2002.json"], "heft", exact="none",
+    ...           db=db, jobs=1, progress="none").store.close()
+    >>> df = to_dataframe(db)
+    >>> df.shape[0], list(df.columns) == [*EXPORT_COLUMNS, "mst"]
+    (1, True)
+    >>> df[["method", "status", "makespan", "mst"]].to_dict("records")
+    [{'method': 'heft', 'status': 'feasible', 'makespan': 80.0, 'mst': 127.0}]
+    >>> tmp.cleanup()
     """
     try:
         import pandas as pd
