@@ -111,12 +111,15 @@ def test_ctrl_c_while_the_command_loads_exits_130(tmp_path, delay, python_start)
     once Python itself has started."""
     child = subprocess.Popen(
         [sys.executable, "-m", "exactsched", "solve", "examples/topcuoglu2002.json",
-         "-m", "cpsat", "-t", "5", "-w", "1"],
+         "-m", "cpsat", "-t", "5", "-w", "1", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     time.sleep(2 * python_start + delay)  # twice: the machine's load varies
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=30)
     assert "Traceback" not in err, err[-500:]
-    assert child.returncode == 130, (out[-300:], err[-300:])
-    assert err == "exactsched: error: interrupted\n"
+    # 130, or death by SIGINT (a shell shows 130 for both): an interrupt inside a
+    # C extension's own eval of Python code (pybind11 during OR-Tools' import) makes
+    # CPython end by re-raising SIGINT at exit, though the command handled it.
+    assert child.returncode in (130, -signal.SIGINT), (out[-300:], err[-300:])
+    assert out == "" and err == "exactsched: error: interrupted\n"
