@@ -32,7 +32,8 @@ reported by size band. :func:`exactsched.solve`'s default policy reports only
 the certified ones as ``optimal``; for the others the witness then proves what
 lower bound it can in as much time again (``bound_time`` of
 :func:`models.certify.certify`), printed as "no (bound B)": the bound ``solve``
-reports for that claim.
+reports for that claim when its time limit leaves that time (``solve -t`` with a
+limit the solve itself nearly uses reports the foundation bound instead).
 
 Examples
 --------
