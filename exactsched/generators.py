@@ -590,10 +590,11 @@ def random_workload(
         The data regimes of McSweeney's report, section 3.2.3, instead of a CCR
         (types ``cpu`` and ``gpu`` only).
     integral : bool
-        Round costs (to >= 1) and data to integers. Otherwise every cost and
-        datum is rounded to
-        :data:`~exactsched.workloads.weights.SIGNIFICANT_DIGITS` significant
-        digits (:func:`~exactsched.workloads.weights.round_significant`), and
+        Round costs (to >= 1) and data to integers. Otherwise the costs, and
+        the data, are rounded to
+        :func:`~exactsched.workloads.weights.written_decimals` decimals (6, more
+        when their mean is below 1;
+        :func:`~exactsched.workloads.weights.round_written`), and
         the CCR of what is written is within
         :data:`~exactsched.workloads.weights.CCR_PRECISION` of ``ccr``.
     task_ids : list of str, optional
@@ -668,14 +669,17 @@ def random_workload(
     else:
         costs = np.where(zero[:, None], 0.0, costs)
 
+    # Decimals enough for 7 digits of the mean cost (6 from a mean of 1 up, where the
+    # exact methods scale exactly); a positive cost never becomes 0.
+    drawn = np.concatenate(list(by_type.values())) if by_type is not None else costs.ravel()
+    places = w.written_decimals(drawn)
+
     def num(x: float) -> float | int:
         if x == 0:  # a dummy: no work
             return 0
         if integral:
             return int(max(1.0, round(x)))
-        # Significant digits, not a fixed number of decimals: short exact decimals at
-        # every magnitude, and a positive cost or datum never becomes 0.
-        return w.round_significant(x)
+        return w.round_written(x, places)
 
     if by_type is not None:
         tasks = [
@@ -693,7 +697,11 @@ def random_workload(
             raise MethodError("data: the low and high regimes need the CPU-GPU weight schemes")
         amounts = w.data_regime(arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng)
         amounts = np.where(dummy_arc, 0.0, amounts)
-        amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
+        if integral:
+            amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)
+        else:
+            data_places = w.written_decimals(amounts)
+            amounts = np.array([w.round_written(d, data_places) for d in amounts.tolist()])
     else:
         amounts = np.where(dummy_arc, 0.0, rng.uniform(0.0, 2.0, size=len(arcs)))
         # No arc that may carry data: a CCR of 0 holds, any other cannot be met

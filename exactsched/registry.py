@@ -110,7 +110,11 @@ class Range:
     def admits(self, base: type, value: Any) -> bool:
         """Whether ``value`` is of ``base`` (``int`` or ``float``) and within the range."""
         ok = _is_int(value) if base is int else _is_real(value)
-        if not ok or not math.isfinite(value):
+        try:
+            ok = ok and math.isfinite(value)
+        except OverflowError:  # an integer beyond every float: past any range here
+            return False
+        if not ok:
             return False
         if value < self.low or (self.low_open and value == self.low):
             return False

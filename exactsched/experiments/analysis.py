@@ -773,7 +773,8 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if identical: :func:`run_assumes_identical`), and for proofs:
         ``proofs`` (runs with status ``optimal``), ``certified`` and ``refuted``
         (runs whose certification succeeded or failed; see
-        :attr:`exactsched.Result.certified`).
+        :attr:`exactsched.Result.certified`: a failed one is reported ``feasible``,
+        so it is not among the proofs).
 
     Examples
     --------

@@ -180,14 +180,15 @@ def summary_text(rows: Sequence[dict[str, Any]], markdown: bool = False) -> str:
         )
     notes = []
     for s in summary:
-        if s["kind"] == "exact" and s["proofs"]:
-            untried = s["proofs"] - s["certified"] - s["refuted"]
+        if s["kind"] == "exact" and (s["proofs"] or s["refuted"]):
+            # A claim no witness confirmed is reported feasible: it is no proven optimum.
+            untried = s["proofs"] - s["certified"]
             parts = [f"{s['certified']} certified"]
-            parts += [f"{s['refuted']} NOT certified"] if s["refuted"] else []
             parts += [f"{untried} not attempted"] if untried else []
-            notes.append(
-                f"{printable(s['method'])}: {s['proofs']} proven optima, {', '.join(parts)}"
-            )
+            line = f"{printable(s['method'])}: {s['proofs']} proven optima, {', '.join(parts)}"
+            if s["refuted"]:
+                line += f"; {s['refuted']} claimed, NOT certified (reported feasible)"
+            notes.append(line)
     return table + ("\n\n" + "\n".join(notes) if notes else "")
 
 

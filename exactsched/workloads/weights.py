@@ -68,7 +68,9 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
@@ -83,6 +85,7 @@ __all__ = [
     "CCR_PRECISION",
     "CCR_TOLERANCE",
     "SIGNIFICANT_DIGITS",
+    "DECIMALS",
     "KERNEL_FLOPS",
     "CCRRoundingError",
     "ccr",
@@ -91,7 +94,8 @@ __all__ = [
     "gamma_times",
     "kernel_flops",
     "random_flop_times",
-    "round_significant",
+    "round_written",
+    "written_decimals",
     "scale_to_ccr",
     "scaled_data",
     "topcuoglu_times",
@@ -379,33 +383,64 @@ def _ratio(comm: np.ndarray, work: np.ndarray, definition: str) -> float:
 #: from the target.
 CCR_TOLERANCE = 0.05
 
-#: How far (relative) the CCR of data rounded to :data:`SIGNIFICANT_DIGITS` may
-#: stray from the target (rounding moves it by at most 5e-8 relative).
+#: How far (relative) the CCR of data rounded by :func:`round_written` may stray
+#: from the target (rounding moves it by at most 5e-7 relative).
 CCR_PRECISION = 1e-6
 
 _SMALLEST_NORMAL = float(np.finfo(float).tiny)  # 2.2e-308
 
-#: Significant digits kept by :func:`round_significant`, the rounding of the
-#: costs and data the generators write when they do not round to integers.
-SIGNIFICANT_DIGITS = 8
+#: Significant digits the mean of the costs, or of the data, the generators write
+#: keeps at least (:func:`written_decimals`) when they do not round to integers.
+SIGNIFICANT_DIGITS = 7
+#: Decimals written at least: what the exact methods scale by exactly (a resolution
+#: of at most 10**6, docs/exact-models.md), so that generated instances whose costs
+#: and data are 1 or more on average stay exactly solvable.
+DECIMALS = 6
 
 
-def round_significant(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
-    """``value`` rounded to ``digits`` significant digits (the nearest float to that decimal).
+def written_decimals(
+    values: np.ndarray, digits: int = SIGNIFICANT_DIGITS, decimals: int = DECIMALS
+) -> int:
+    """Decimals to write a set of costs or data with: ``decimals``, or more when the
+    mean of the positive values is below 1, so that it keeps ``digits`` digits.
 
-    Relative to each value's magnitude, so a positive value never becomes 0 and
-    moves by at most ``0.5 * 10**(1 - digits)`` of itself, while printing as a
-    short exact decimal (see :mod:`exactsched.validate`). Correctly rounded
-    (Python's own decimal conversion), hence deterministic; 0 stays 0.
+    One number for the whole set: from a mean of 1 up the values are on the grid of
+    ``10**-decimals`` that the exact methods scale by exactly, and rounding the set
+    moves its sum by at most ``0.5 * 10**(1 - digits)`` of itself (5e-7), which is
+    what bounds the CCR's error.
 
     Examples
     --------
-    >>> round_significant(12.3456789012), round_significant(1.23456789012e-7)
-    (12.345679, 1.2345679e-07)
-    >>> round_significant(98765432101.0, 3), round_significant(5e-324), round_significant(0.0)
-    (98800000000.0, 5e-324, 0.0)
+    >>> written_decimals(np.array([12.5, 0.3980028, 80.0])), written_decimals(np.array([4e-6]))
+    (6, 12)
     """
-    return float(f"{float(value):.{digits - 1}e}")
+    positive = np.asarray(values, dtype=float)
+    positive = positive[positive > 0]
+    if not positive.size:
+        return decimals
+    exponent = Decimal(repr(float(positive.mean()))).adjusted()  # 10**e <= mean < 10**(e+1)
+    return max(decimals, digits - 1 - exponent)
+
+
+def round_written(value: float, places: int) -> float:
+    """``value`` rounded to ``places`` decimals (the nearest float to that decimal), or
+    to its first significant digit where ``places`` would leave none.
+
+    Correctly rounded (Python's own decimal conversion), hence deterministic; a
+    positive value never becomes 0; 0 stays 0.
+
+    Examples
+    --------
+    >>> round_written(9.63057374, 6), round_written(0.3980028, 6), round_written(4.2e-7, 6)
+    (9.630574, 0.398003, 4e-07)
+    >>> round_written(1.7976931348623157e308, 6), round_written(0.0, 6)
+    (1.7976931348623157e+308, 0.0)
+    """
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return value
+    places = max(places, -Decimal(repr(value)).adjusted())  # at least the first digit
+    return float(f"{value:.{places}f}")
 
 
 class CCRRoundingError(MethodError):
@@ -436,7 +471,7 @@ class CCRRoundingError(MethodError):
             )
         else:  # only data near the smallest float lose that much (subnormal numbers)
             message = (
-                f"ccr: the data rounded to {digits} significant digits give CCR "
+                f"ccr: the data rounded to at least {digits} significant digits give CCR "
                 f"{achieved:.9g}, not the target {target:g} ({definition}), more than "
                 f"{CCR_PRECISION:g} (relative) off: they lie too close to the smallest "
                 "float to keep their digits; give the tasks larger costs"
@@ -464,8 +499,9 @@ def scaled_data(
     distinct processors. Data all 0 count as all 1. Edges where the boolean
     mask ``zero`` is set keep data 0 (an STG graph's dummy arcs).
 
-    The data are rounded to ``digits`` significant digits
-    (:func:`round_significant`), or with ``integral`` to integers, at least 1.
+    The data are rounded to :func:`written_decimals` decimals (:data:`DECIMALS`,
+    more when their mean is below 1; :func:`round_written`), or with ``integral`` to
+    integers, at least 1.
     The CCR of the rounded data is measured as :func:`ccr` does; more than
     :data:`CCR_PRECISION` off the target (:data:`CCR_TOLERANCE` with
     ``integral``: every edge then carries at least 1, which can be far too much
@@ -538,9 +574,10 @@ def scaled_data(
     if integral:
         scaled = np.where(fixed, 0.0, np.maximum(np.round(scaled), 1.0))
     else:
-        # Significant digits, not decimals: a fixed number of decimals took small data
-        # to 0 or a few digits, far from the target (5.4e-4 off at CCR 1e-6).
-        scaled = np.array([round_significant(x, digits) for x in scaled.tolist()], dtype=float)
+        # Decimals enough for the mean's digits: 6 fixed decimals took small data to 0
+        # or a few digits, far from the target (5.4e-4 off at CCR 1e-6).
+        places = written_decimals(scaled, digits)
+        scaled = np.array([round_written(x, places) for x in scaled.tolist()], dtype=float)
     # Rounding (to >= 1 with integral) can move the CCR far: measure it as ccr() does.
     achieved = _ratio((latency + scaled / bandwidth) * mean_hops, work, definition)
     tolerance = CCR_TOLERANCE if integral else CCR_PRECISION
@@ -575,8 +612,8 @@ def scale_to_ccr(
         Round the new data to integers (>= 1): the CCR is then hit up to rounding,
         within :data:`CCR_TOLERANCE` or refused.
     digits : int
-        Otherwise round the data to this many significant digits
-        (:func:`round_significant`): the CCR is then hit within
+        Otherwise round the data to :func:`written_decimals` decimals, enough for
+        this many digits of their mean (:func:`round_written`): the CCR is then hit within
         :data:`CCR_PRECISION` (relative), or refused.
 
     Returns
