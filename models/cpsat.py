@@ -423,9 +423,10 @@ def final_status(
     (<Status.FEASIBLE: 'feasible'>, 1.4999999999)
     """
     if problem.is_integral:
-        # A whole bound below 2**52 stays (the foundation's is exact, an engine's
-        # bound rescaled errs by a few ulps, never by a whole unit there); any other
-        # is rounded up less its float noise.
+        # A whole bound below 2**52 stays (the foundation's is already a ceiling less
+        # its sums' noise, exactsched.bounds._best; an engine's bound rescaled errs by
+        # a few ulps, never by a whole unit there); any other is rounded up less its
+        # float noise.
         if not (float(bound).is_integer() and abs(bound) < 2.0**52):
             bound = math.ceil(bound - max(1e-6, 8 * math.ulp(bound)))
     elif data.exact:
