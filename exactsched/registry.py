@@ -192,6 +192,12 @@ def _option_types_of(func: Callable[..., Any]) -> tuple[tuple[str, Any], ...]:
 _TYPES_READ: dict[Callable[..., Any], tuple[tuple[str, Any], ...]] = {}
 
 
+def _expected(phrase: str, value: Any) -> str:
+    """The refusal of a number out of range; an integer beyond every float says so."""
+    huge = isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**1024
+    return f"expected {phrase} below 1.8e308" if huge else f"expected {phrase}"
+
+
 def _num_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
@@ -646,14 +652,14 @@ def _arm_error(arm: Any, value: Any) -> str | None:
         base, *meta = typing.get_args(arm)
         for mark in meta:
             if isinstance(mark, Range) and base in (int, float):
-                return None if mark.admits(base, value) else f"expected {mark.phrase(base)}"
+                return None if mark.admits(base, value) else _expected(mark.phrase(base), value)
             if isinstance(mark, OneOf) and base is str:
                 return None if mark.admits(value) else f"expected {mark.phrase()}"
         return _arm_error(base, value)
     if arm is int or arm is float:
         if _DEFAULT_RANGE.admits(arm, value):
             return None
-        return f"expected {_DEFAULT_RANGE.phrase(arm)}"
+        return _expected(_DEFAULT_RANGE.phrase(arm), value)
     if arm is str:
         return None if isinstance(value, str) else "expected a string"
     if arm is HeuristicName:

@@ -58,6 +58,15 @@ def test_no_bound_above_the_optimum_when_sums_are_rounded(method):
     assert said.lower_bound <= K and (said.status is not Status.OPTIMAL or said.makespan == K)
 
 
+def test_no_single_bound_above_the_optimum_when_sums_are_rounded():
+    # Audit Z2: info's "best of" list showed load, class_load and energetic at K + 0.5.
+    from exactsched import lower_bound, lower_bounds
+
+    problem = _trap()
+    assert all(v <= K for v in lower_bounds(problem).values())
+    assert lower_bound(problem) <= K
+
+
 def test_engine_view_never_states_a_bound_above_its_makespan():
     schedule = Schedule({"t0": Placement("p0", 0, 5)})
     claim = Result(
@@ -84,7 +93,7 @@ def test_a_study_summary_counts_a_refuted_claim_once(monkeypatch):
 
 def test_an_integer_option_beyond_every_float_is_refused_in_one_line(tmp_path):
     big = "1" + "0" * 320
-    with pytest.raises(MethodError, match=r"^option max_tasks: expected an integer >= 0"):
+    with pytest.raises(MethodError, match=r"^option max_tasks: expected an integer >= 0 below"):
         solve(Problem.from_lists([[1]]), "bruteforce", max_tasks=int(big))
     done = subprocess.run(
         [sys.executable, "-m", "exactsched", "solve", "examples/topcuoglu2002.json",
