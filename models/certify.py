@@ -702,7 +702,7 @@ def settle(problem: Problem, result: Result) -> Result:
     except a CP-SAT bound above :data:`CPSAT_TRUSTED_UNITS` scaled units
     (:func:`_engine_bound_checked`).
 
-    Rule (d) is measured: on the frontier set (``benchmarks/frontier.py``) one
+    Rule (c) is measured: on the frontier set (``benchmarks/frontier.py``) one
     two-worker run of ``cpsat`` claimed 105 optimal on a 90-task instance whose
     optimum is 104 (another run found and proved 104, certified); the witness
     found no schedule of 104 within the solve's time, so the claim stayed

@@ -428,7 +428,7 @@ def test_witnesses_decline_too_many_processor_pairs() -> None:
 
 
 def test_an_undecided_certification_leaves_no_optimum() -> None:
-    # Rule (d) of settle: tried and not confirmed is not optimal (a 2-worker cpsat run
+    # Rule (c) of settle: tried and not confirmed is not optimal (a 2-worker cpsat run
     # once claimed 105 optimal where 104 is valid); switched off, a claim only (an
     # engine's word is no proof: CP-SAT 9.15 proved 57 where 56 exists).
     from models.certify import settle
