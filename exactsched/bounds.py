@@ -606,6 +606,10 @@ def _best(problem: Problem, best: float) -> float:
 def _sums_exact(problem: Problem) -> bool:
     """Whether every sum of a schedule's integer times is an exact float: the largest
     costs and the largest delays together stay below ``2**53``."""
+    return _cached(problem, "sums_exact", _largest_total_below_2_53)
+
+
+def _largest_total_below_2_53(problem: Problem) -> bool:
     cost = np.where(problem.allowed, problem.cost, 0.0)
     total = float(cost.max(axis=1).sum()) if cost.size else 0.0
     if len(problem.arc_unit):  # arc_unit: latency + data / bandwidth per hop

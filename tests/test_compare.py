@@ -479,11 +479,8 @@ def test_pool_workers_die_within_2_s_of_their_parent(tmp_path, sig):
                 os.kill(w, signal.SIGKILL)
 
 
-def test_compare_table_legend_units_and_denominators(capsys, monkeypatch):
+def test_compare_table_legend_units_and_denominators(capsys):
     # Item 16: self-explaining columns, a legend, % signs, refusals in no denominator.
-    import exactsched.experiments.report as report
-
-    monkeypatch.setattr(report, "assumes_identical", lambda name: name == "olb")
     status, out, err = run(capsys, "compare", TOPCUOGLU, MESH, "--methods",
                            "heft,olb,minimal-serial", "-w", "1", "-t", "30", "-q")  # fmt: skip
     assert status == 0, err

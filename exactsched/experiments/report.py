@@ -12,7 +12,6 @@ from exactsched._output import atomic_write, number_text, printable
 from exactsched.experiments.analysis import (
     GROUPINGS,
     row_assumes_identical,
-    run_assumes_identical,
     summarise,
     summarise_by,
 )
@@ -73,20 +72,6 @@ _SUMMARY_HEAD = (
 
 #: Footnote marker of methods that choose processors as if they were identical.
 IDENTICAL_MARK = "*"
-
-
-def assumes_identical(name: str, options: str | dict[str, Any] | None = None) -> bool:
-    """Whether a run of registered method ``name`` with ``options`` picks processors
-    as if they were identical (see :func:`.analysis.run_assumes_identical`).
-
-    Examples
-    --------
-    >>> assumes_identical("heft"), assumes_identical("bl-est")
-    (False, True)
-    >>> assumes_identical("bl-est", {"processor_choice": "earliest-finish"})
-    False
-    """
-    return run_assumes_identical(name, options)
 
 
 def _shown(label: str, row: dict[str, Any]) -> str:
