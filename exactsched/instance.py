@@ -73,7 +73,9 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     """Parse a JSON file, turning every failure into a one-line :class:`InstanceError`.
 
     A UTF-8 byte order mark is skipped. ``NaN`` and ``Infinity`` parse (Python's
-    JSON extension) and are refused later as numbers that are not finite.
+    JSON extension) and are refused later as numbers that are not finite. A
+    positive number that floats round to zero (``1e-400``) is refused here: read
+    as 0 it would turn a task that takes time into one that occupies nothing.
 
     Parameters
     ----------
@@ -90,7 +92,8 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     InstanceError
         When the file cannot be read, is not JSON (with line and column), nests
         too deeply, holds an integer too long to convert, or repeats a key in
-        one object (which JSON leaves ambiguous).
+        one object (which JSON leaves ambiguous), or writes a positive number
+        below the smallest float (with its line and column).
 
     Examples
     --------
@@ -114,7 +117,9 @@ def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise error(f"{path}: cannot read file: {_one_line(reason)}") from None
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_float=read_float)
+    except UnderflowError as exc:
+        raise error(f"{path}: {_locate(text, exc.text)}{exc}") from None
     except json.JSONDecodeError as exc:
         raise error(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -125,6 +130,52 @@ def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
         raise error(f"{path}: invalid JSON: nested too deeply") from None
     except ValueError:  # the one left: an integer longer than Python converts (4300 digits)
         raise error(f"{path}: invalid JSON: an integer with too many digits") from None
+
+
+class UnderflowError(ValueError):
+    """A positive number written below the smallest float, which would read as 0."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"the number {text} is below the smallest positive float (5e-324) and would read "
+            "as 0; write 0 or at least 1e-300"
+        )
+        self.text = text
+
+
+def read_float(text: str) -> float:
+    """``float(text)``, refusing a positive number that rounds to zero.
+
+    Raises
+    ------
+    UnderflowError
+        Its message names the number; ``text`` is the number as written.
+    ValueError
+        When ``text`` is not a number.
+
+    Examples
+    --------
+    >>> read_float("2.5"), read_float("-0.0"), read_float("0e-999")
+    (2.5, -0.0, 0.0)
+    >>> read_float("1e-400")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.instance.UnderflowError: the number 1e-400 is below the smallest positive float ...
+    """
+    value = float(text)
+    if value == 0.0 and any(c in "123456789" for c in re.split("[eE]", text, maxsplit=1)[0]):
+        raise UnderflowError(text)
+    return value
+
+
+def _locate(text: str, literal: str) -> str:
+    """``"line L, column C: "`` of the first ``literal`` standing alone in ``text``."""
+    found = re.search(r"(?<![\w.+-])" + re.escape(literal) + r"(?![\w.])", text)
+    if found is None:
+        return ""
+    line = text.count("\n", 0, found.start()) + 1
+    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+    return f"line {line}, column {column}: "
 
 
 MAX_FILE_BYTES = 1 << 30

@@ -42,6 +42,9 @@ EXPECTED: dict[str, str] = {
     "bandwidth_true": P + r"bandwidth: expected a number, got true$",
     "bandwidth_zero": P + r"bandwidth: must be > 0, got 0$",
     "cost_1e400": r"tasks\[0\]\.cost: number must be finite, got inf \(task 'a'\)$",
+    # A positive number that would read as 0: a task that takes time would occupy nothing.
+    "cost_1e_minus_400": r".*cost_1e_minus_400\.json: line 1, column \d+: the number 1e-400 is "
+    r"below the smallest positive float .* would read as 0; write 0 or at least 1e-300$",
     "cost_huge_integer": r"tasks\[0\]\.cost: number too large \(an integer of \d+ bits\)",
     "cost_infinity": r"tasks\[0\]\.cost: number must be finite, got inf",
     "cost_integer_too_long": r".*cost_integer_too_long\.json: invalid JSON: .*too many digits",

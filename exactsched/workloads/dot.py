@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from exactsched.errors import InstanceError, MethodError
+from exactsched.instance import UnderflowError, read_float
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
@@ -138,7 +139,9 @@ def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> float |
         if key in attrs:
             text, line = attrs[key]
             try:
-                value = float(text)
+                value = read_float(text)
+            except UnderflowError as exc:
+                raise InstanceError(f"{label}:{line}: {what}: Weight: {exc}") from None
             except ValueError:
                 raise InstanceError(
                     f"{label}:{line}: {what}: Weight must be a number, got {text!r}"
@@ -252,7 +255,9 @@ def _costs(
     text, line = attrs["Costs"]
     where = _where(label, line)
     try:
-        values = [float(x) for x in text.split()]
+        values = [read_float(x) for x in text.split()]
+    except UnderflowError as exc:
+        raise InstanceError(f"{where}: {what}: Costs: {exc}") from None
     except ValueError:
         raise InstanceError(f"{where}: {what}: Costs must be numbers, got {text!r}") from None
     if len(values) != len(proc_ids):
