@@ -120,12 +120,17 @@ class Schedule(Mapping[str, Placement]):
     ) -> Schedule:
         """Build a schedule from per-task processor indices and start times.
 
-        Finish times are ``start + cost`` on the chosen processor. Times that are
-        integers are stored as ``int`` so integer instances print exactly.
+        Finish times are ``start + cost`` on the chosen processor, on decimal data
+        rounded to the data's grid (:func:`exactsched._time_grid.snap`: ``0.2 + 0.1``
+        finishes at ``0.3``). Times that are integers are stored as ``int`` so
+        integer instances print exactly.
         """
+        from exactsched._time_grid import snap, time_resolution  # it imports the problem
+
         proc = np.asarray(processor, dtype=np.int64)
         begin = np.asarray(start, dtype=float)
         end = begin + problem.cost[np.arange(problem.n_tasks), proc]
+        end = snap(end, time_resolution(problem))
         return cls(
             {
                 task: Placement(problem.proc_ids[p], _tidy(s), _tidy(f))

@@ -110,7 +110,10 @@ def validate(
     tol : float, optional
         An absolute slack for every time comparison, in floating point,
         instead of the exact and relative comparisons described in the module
-        docstring (``tol=0.0``: plain floating-point comparisons).
+        docstring (``tol=0.0``: plain floating-point comparisons, under which a
+        finish written as the decimal ``0.3`` is not ``0.2 + 0.1``; the project's
+        schedules on decimal data write such decimals, see
+        :mod:`exactsched._time_grid`).
 
     Returns
     -------

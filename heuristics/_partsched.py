@@ -47,6 +47,7 @@ from typing import Annotated, Literal
 
 import numpy as np
 
+from exactsched._time_grid import snap
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import Range
@@ -169,15 +170,21 @@ Policy = PartPolicy | Pinned | None
 
 
 def _choose(
-    est: np.ndarray, cost: np.ndarray, mask: np.ndarray | None, finish: bool = False
+    est: np.ndarray,
+    cost: np.ndarray,
+    mask: np.ndarray | None,
+    finish: bool = False,
+    resolution: float | None = None,
 ) -> tuple[int, float]:
     """Candidate processor of least start, then least cost (= least finish), then index.
 
     ``finish=True`` (the ``processor_choice="earliest-finish"`` adaptation): the
-    candidate of least finish ``est + cost``, then lowest index.
+    candidate of least finish ``est + cost`` (on decimal data rounded to the grid of
+    ``resolution``, so exact ties stay ties), then lowest index.
     """
     if finish:
-        f = est + cost if mask is None else np.where(mask, est + cost, _INF)
+        f = snap(est + cost, resolution)
+        f = f if mask is None else np.where(mask, f, _INF)
         p = int(np.argmin(f))
         return p, float(est[p])
     e = est if mask is None else np.where(mask, est, _INF)
@@ -222,7 +229,7 @@ def run_bl(
         if isinstance(cand, int):
             p, s = cand, start_on(builder, t, cand)  # one processor: O(in-degree), not O(P)
         else:
-            p, s = _choose(ready_starts(builder, t), cost[t], cand, finish)
+            p, s = _choose(ready_starts(builder, t), cost[t], cand, finish, builder._s.grid)
         ready = commit_start(builder, t, p, s)
         if policy is not None:
             policy.placed(t, p)

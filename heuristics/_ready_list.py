@@ -44,6 +44,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from exactsched._time_grid import snap
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 from heuristics.eft import ScheduleBuilder, commit_start
@@ -176,7 +177,7 @@ class ReadyTable:
         """Place a ready ``task`` at its earliest start on ``processor``; update the table."""
         start = float(self.est[task, processor])
         cost = float(self._cost[task, processor])
-        finish = start + cost
+        finish = snap(start + cost, self.builder._s.grid)  # as the builder records it
         released = commit_start(self.builder, task, processor, start)
         rows = self._ready
         rows = np.delete(rows, np.searchsorted(rows, task))
@@ -198,7 +199,11 @@ class ReadyTable:
                 # be gone), which a recomputation settles.
                 point = col + d == col
                 touch = point & ((col == start) | (col == finish))
-                clash = ((col < finish) & (col + d > start) | touch) & (d > 0) & (cost > 0)
+                clash = (
+                    ((col < finish) & (snap(col + d, self.builder._s.grid) > start) | touch)
+                    & (d > 0)
+                    & (cost > 0)
+                )
             else:
                 # The tail of the processor moved to `finish`: a start there becomes
                 # max(old start, finish), unless isolation partners push it further.
@@ -271,7 +276,7 @@ def first_min(values: np.ndarray) -> tuple[int, int]:
 
 
 def completion_times(
-    cost: np.ndarray, tasks: np.ndarray, est: np.ndarray
+    cost: np.ndarray, tasks: np.ndarray, est: np.ndarray, resolution: float | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Completion times of the ready tasks and each one's best processor.
 
@@ -283,6 +288,9 @@ def completion_times(
         ``(k,)`` ready tasks.
     est : numpy.ndarray
         ``(k, P)`` their earliest starts.
+    resolution : float, optional
+        The problem's :func:`~exactsched._time_grid.time_resolution`: completion
+        times on decimal data are rounded to the grid, so exact ties stay ties.
 
     Returns
     -------
@@ -300,7 +308,7 @@ def completion_times(
     >>> eft.tolist(), best.tolist(), least.tolist()
     ([[4.0, 2.0]], [1], [2.0])
     """
-    eft = est + cost[tasks]
+    eft = snap(est + cost[tasks], resolution)
     best = np.argmin(eft, axis=1)
     least = eft[np.arange(len(tasks)), best]
     return eft, best, least

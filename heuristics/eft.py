@@ -22,7 +22,11 @@ of ``docs/instance-format.md``:
   start`` in floats) still occupies its processor as the point ``[s, s]``
   (as :func:`exactsched.validate` reads it), which may touch other tasks or
   share their start but never lies strictly inside one, and no other task may
-  span it.
+  span it;
+* decimal data: every computed time (data ready, finish, the end tested against
+  a gap or an isolation partner) is rounded to the data's decimal grid when
+  floats hold it (:mod:`exactsched._time_grid`), so ``0.2 + 0.1`` fits the slot
+  ``[0.2, 0.3)`` and exact ties between processors stay ties.
 
 :func:`list_schedule` is the ready-list scheduler built on it: it repeatedly
 takes the ready task of highest priority (ties: lowest task index), so any
@@ -53,6 +57,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from exactsched._time_grid import snap, time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
@@ -87,6 +92,7 @@ class _Static:
         "restricted",
         "has_zero",
         "iso",
+        "grid",
     )
 
     def __init__(self, problem: Problem) -> None:
@@ -113,6 +119,8 @@ class _Static:
         iso_ptr = problem.iso_ptr.tolist()
         partners = problem.iso_partners.tolist()
         self.iso = [partners[iso_ptr[i] : iso_ptr[i + 1]] for i in range(n)]
+        # Decimal data: computed times are rounded to the data's grid (exactsched._time_grid).
+        self.grid = time_resolution(problem)
 
 
 _STATIC_CACHE: list[tuple[Problem, _Static]] = []
@@ -275,6 +283,7 @@ class ScheduleBuilder:
         else:
             # One gather of hop rows for all predecessors: (k, P), then max over k.
             plain = (self.finish[src][:, None] + s.in_unit[a:b, None] * s.hops[where]).max(axis=0)
+        plain = snap(plain, s.grid)
         if self._net is not None:
             # Messages summed hop by hop can lose a transfer below half a unit in the
             # last place at each hop; the data still take the whole delay to arrive.
@@ -306,7 +315,7 @@ class ScheduleBuilder:
         if self._keep_last:
             # A copy (callers may modify theirs), so list_schedule can reuse it after select.
             self._last = (task, self._n_placed, est.copy())
-        return est, est + d
+        return est, snap(est + d, self._s.grid)
 
     def earliest_start(self, task: int, ready: np.ndarray) -> np.ndarray:
         """``(P,)`` earliest starts of ``task`` at or after a given data-ready time.
@@ -408,7 +417,7 @@ class ScheduleBuilder:
             # A gap of processor q can hold the task only if it is long enough and
             # ends late enough: two O(P) tests rule out most processors.
             # (Both in the fit test's own terms, so no gap that fits is ruled out.)
-            cand = (self._max_len >= d) & (ready + d <= self._last_end)
+            cand = (self._max_len >= d) & (snap(ready + d, self._s.grid) <= self._last_end)
             if cand.any():
                 rows = np.flatnonzero(cand)
                 width = int(self._n_gaps[rows].max())
@@ -418,7 +427,7 @@ class ScheduleBuilder:
                     gs, ge = self._gs[rows, :width], self._ge[rows, :width]
                     r, dd = ready[rows], d[rows]
                 begin = np.maximum(gs, r[:, None])
-                begin[begin + dd[:, None] > ge] = np.inf
+                begin[snap(begin + dd[:, None], self._s.grid) > ge] = np.inf
                 est[rows] = np.minimum(est[rows], begin.min(axis=1))
             if self._s.has_zero[task]:
                 zero = d == 0
@@ -444,7 +453,7 @@ class ScheduleBuilder:
         bs, bf = self.start[partners], self.finish[partners]
         active = (d > 0) & np.isfinite(est)
         while True:
-            end = est + d
+            end = snap(est + d, self._s.grid)
             clash = (bs < end[:, None]) & (bf > est[:, None]) & active[:, None]
             moved = clash.any(axis=1)
             if not moved.any():
@@ -462,7 +471,7 @@ class ScheduleBuilder:
                 f"task {ids[task]}: start {start:g} is before its data are ready at {ready:g}"
             )
         cost = float(self._s.cost[task, processor])
-        finish = start + cost
+        finish = snap(start + cost, self._s.grid)
         if cost > 0:  # positive cost occupies time, even below half an ulp of its start
             for q in self._s.iso[task]:
                 if self._occupies(q) and self.start[q] < finish and start < self.finish[q]:
@@ -473,7 +482,7 @@ class ScheduleBuilder:
         if self._net is not None:
             self._net.book(self, task, processor, start)
         cost = float(self._s.cost[task, processor])
-        finish = start + cost
+        finish = snap(start + cost, self._s.grid)
         if cost > 0:  # not `finish > start`: a sub-ulp cost still occupies [start, start]
             self._occupy(processor, start, finish)
         self.proc[task] = processor
@@ -632,7 +641,7 @@ def list_schedule(
         if select is None:
             d = cost[task]
             est = earliest(task, data_ready(task), d)
-            p = int((est + d).argmin())
+            p = int(snap(est + d, builder._s.grid).argmin())
             ready = commit(task, p, float(est[p]))
         else:
             p = int(select(builder, task))
@@ -731,14 +740,16 @@ def column_starts(
             ge = builder._ge[processor, :k]
             # Only gaps long enough for the shortest task and ending late enough
             # for the earliest ready time can hold any of them.
-            useful = (_spared(ge - gs, ge) >= shortest) & (ready.min() + shortest <= ge)
+            useful = (_spared(ge - gs, ge) >= shortest) & (
+                snap(ready.min() + shortest, s.grid) <= ge
+            )
             gs, ge = gs[useful], ge[useful]
             k = len(gs)
             step = max(1, 2_000_000 // max(k, 1))
             for lo in range(0, len(tasks) if k else 0, step):
                 r, dd = ready[lo : lo + step], d[lo : lo + step]
                 begin = np.maximum(gs[None, :], r[:, None])
-                begin[begin + dd[:, None] > ge[None, :]] = np.inf
+                begin[snap(begin + dd[:, None], s.grid) > ge[None, :]] = np.inf
                 est[lo : lo + step] = np.minimum(est[lo : lo + step], begin.min(axis=1))
         zero = d == 0
         est[zero] = ready[zero]  # occupies nothing, as in ScheduleBuilder.eft
@@ -768,8 +779,11 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
         ready = 0.0
     else:
         src = s.in_src[a:b]
-        ready = float(
-            (builder.finish[src] + s.in_unit[a:b] * s.hops[builder.proc[src], processor]).max()
+        ready = snap(
+            float(
+                (builder.finish[src] + s.in_unit[a:b] * s.hops[builder.proc[src], processor]).max()
+            ),
+            s.grid,
         )
         if builder._net is not None:  # messages wait too, never less than the delay
             ready = max(ready, builder._net.ready_on(builder, task, processor))
@@ -783,11 +797,11 @@ def start_on(builder: ScheduleBuilder, task: int, processor: int) -> float:
     if (
         builder.insertion
         and builder._max_len[processor] >= d
-        and ready + d <= builder._last_end[processor]
+        and snap(ready + d, s.grid) <= builder._last_end[processor]
     ):
         k = int(builder._n_gaps[processor])
         begin = np.maximum(builder._gs[processor, :k], ready)
-        fits = begin + d <= builder._ge[processor, :k]
+        fits = snap(begin + d, s.grid) <= builder._ge[processor, :k]
         if fits.any():
             est = min(est, float(begin[fits].min()))
     return est

@@ -82,6 +82,7 @@ from typing import Annotated
 
 import numpy as np
 
+from exactsched._time_grid import snap
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, Range, register
@@ -155,7 +156,7 @@ class _Lookahead:
         kids = self.children(task)
         if len(kids) == 0:
             return fin, est
-        cost = problem.cost
+        cost, grid = problem.cost, builder._s.grid  # decimal data: times on the grid
         # Per child: data ready from its placed parents other than `task`, the
         # unit delay of the arc from `task`, and its processor sample.
         base_ready, unit, masks = [], [], []
@@ -170,7 +171,7 @@ class _Lookahead:
                 arr = builder.finish[src[other], None] + (
                     problem.arc_unit[arcs[other], None] * self.hops[where[other]]
                 )
-                ready = arr.max(axis=0)
+                ready = snap(arr.max(axis=0), grid)
             base_ready.append(ready)
             unit.append(float(problem.arc_unit[arcs[src == task]].max()))
             masks.append(self.proc_mask(c))
@@ -183,9 +184,9 @@ class _Lookahead:
             trial.place(task, p, start=float(est[p]))
             kid_fin = np.empty(len(kids))
             for k, c in enumerate(kids.tolist()):
-                ready = np.maximum(base_ready[k], fin[p] + unit[k] * self.hops[p])
+                ready = np.maximum(base_ready[k], snap(fin[p] + unit[k] * self.hops[p], grid))
                 c_est = trial.earliest_start(c, ready)
-                kid_fin[k] = np.where(masks[k], c_est + cost[c], np.inf).min()
+                kid_fin[k] = np.where(masks[k], snap(c_est + cost[c], grid), np.inf).min()
             value[p] = kid_fin.max() if self.variant == "max" else float(w @ kid_fin)
         return value, est
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
@@ -99,10 +100,10 @@ def max_min(problem: Problem, *, rounds: bool = True, insertion: bool = False) -
     >>> validate(p, s)
     []
     """
-    cost = problem.cost
+    cost, grid = problem.cost, time_resolution(problem)
 
     def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
-        _, best, least = completion_times(cost, tasks, est)
+        _, best, least = completion_times(cost, tasks, est, grid)
         row = int(np.argmax(least))
         return row, int(best[row])
 

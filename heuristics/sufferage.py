@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
@@ -130,11 +131,11 @@ def sufferage(problem: Problem, *, rounds: bool = True, insertion: bool = False)
     >>> sufferage(p, rounds=False).makespan
     2
     """
-    cost = problem.cost
+    cost, grid = problem.cost, time_resolution(problem)
     if not rounds:
 
         def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
-            eft, best, least = completion_times(cost, tasks, est)
+            eft, best, least = completion_times(cost, tasks, est, grid)
             row = int(np.argmax(sufferage_values(eft, least)))
             return row, int(best[row])
 
@@ -143,7 +144,7 @@ def sufferage(problem: Problem, *, rounds: bool = True, insertion: bool = False)
     while len(table) or table.release():
         # One pass: completion times as the pass starts; each machine to one claimant.
         tasks = table.ready()
-        eft, best, least = completion_times(cost, tasks, table.est[tasks])
+        eft, best, least = completion_times(cost, tasks, table.est[tasks], grid)
         suffer = sufferage_values(eft, least)
         holder: dict[int, int] = {}
         for row, q in enumerate(best.tolist()):

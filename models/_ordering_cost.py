@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from exactsched._time_grid import snap, time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.schedule import Schedule
@@ -182,12 +183,15 @@ class _Static:
             [problem.isolation_partners(j) for j in range(n)], None
         )
         self.has_iso = bool(len(problem.iso_a))
-        # Held integer data add up exactly (models._grid): then the per-gap test
-        # alone is ScheduleBuilder's. Otherwise its float-faithful form.
+        # Decimal data: times rounded to the grid, as in ScheduleBuilder (exactsched._time_grid).
+        self.grid = time_resolution(problem)
+        # Held integer data add up exactly (models._grid), and rounded decimal times are
+        # the exact ones: then the per-gap test alone is ScheduleBuilder's. Otherwise
+        # its float-faithful form.
         from models._grid import data_grid
 
         grid = data_grid(problem)
-        self.exact = grid.kind == "integer" and grid.held
+        self.exact = (grid.kind == "integer" and grid.held) or self.grid is not None
 
     @staticmethod
     def _pad(
@@ -286,7 +290,7 @@ class BatchSchedule:
         ok = s.in_ok[task]
         t = fin[:, :, None] + unit[:, :, None] * s.hops[np.maximum(where, 0)]
         t = np.where(ok[:, :, None], t, 0.0)
-        return t.max(axis=1)
+        return snap(t.max(axis=1), s.grid)
 
     def _timeline(self, ready: np.ndarray, d: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         """Earliest start at or after ``ready`` in each processor's timeline, ``(rows, P)``."""
@@ -296,7 +300,7 @@ class BatchSchedule:
             inf = np.full_like(zeros, np.inf)
             next_start = np.concatenate([self._bs, inf], axis=2)  # ... and ends here
             begin = np.maximum(prev_end, ready[:, :, None])
-            begin[begin + d[:, :, None] > next_start] = np.inf
+            begin[snap(begin + d[:, :, None], self._s.grid) > next_start] = np.inf
             if self._s.exact:
                 est = begin.min(axis=2)
             else:
@@ -346,7 +350,7 @@ class BatchSchedule:
         valid = valid[:, None, :]
         active = (d > 0) & np.isfinite(est)
         while True:
-            end = est + d
+            end = snap(est + d, s.grid)
             clash = (bs < end[:, :, None]) & (bf > est[:, :, None]) & valid & active[:, :, None]
             moved = clash.any(axis=2)
             if not moved.any():
@@ -369,14 +373,14 @@ class BatchSchedule:
         task = np.asarray(task, dtype=np.int64)
         est, d = self.earliest(task)
         if processor is None:
-            p = np.argmin(est + d, axis=1)
+            p = np.argmin(snap(est + d, self._s.grid), axis=1)
         else:
             p = np.asarray(processor, dtype=np.int64)
         r = np.arange(self.rows)
         s, dur = est[r, p], d[r, p]
         if not np.isfinite(s).all():
             raise MethodError("orderings: a task cannot be placed on its mapped processor")
-        f = s + dur
+        f = snap(s + dur, self._s.grid)
         self.proc[r, task] = p
         self.start[r, task] = s
         self.finish[r, task] = f
