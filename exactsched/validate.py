@@ -356,7 +356,7 @@ class _Numbers:
         self.data = problem.edge_data.astype(float)
         if tol is not None:  # floating point throughout: nothing is exact
             self.ex_s = self.ex_f = self.ex_e = np.zeros(len(start), dtype=bool)
-            self.ex_edge = np.zeros(len(src), dtype=bool)
+            self.ex_edge = self.zero_comm = np.zeros(len(src), dtype=bool)
             self.s = self.f = self.e = np.zeros(len(start), dtype=object)
             return
         groups = [start, finish, cost, hop, self.data, np.array([self.lat, self.bw])]
@@ -382,7 +382,15 @@ class _Numbers:
         self.h, self.d = scaled[3], scaled[4]
         self.l_, self.b_ = scaled[5][0], scaled[5][1]
         self.ex_net = bool(mask_n.all())
-        self.ex_edge = both & mask_h & mask_d & self.ex_net & self.ex_e[src] & self.ex_s[dst]
+        # An edge inside one processor (or across zero hops) reads no network number:
+        # only its two tasks' times decide it, so they alone must be exact.
+        self.zero_comm = both & (hop == 0)
+        self.ex_edge = (
+            both
+            & (self.zero_comm | (mask_h & mask_d & self.ex_net))
+            & self.ex_e[src]
+            & self.ex_s[dst]
+        )
 
     # ---- scalar comparisons ------------------------------------------------------------
 
@@ -460,7 +468,11 @@ class _Numbers:
     def edge_violations(self, src: np.ndarray, dst: np.ndarray, both: np.ndarray) -> np.ndarray:
         """Edges whose destination starts before the data arrive."""
         out = np.zeros(len(src), dtype=bool)
-        exact = self.ex_edge & both
+        local = self.ex_edge & both & self.zero_comm
+        if local.any():  # no delay: start_b >= end_a, as for an order pair
+            k = np.flatnonzero(local)
+            out[k] = self.less_vec(src[k], dst[k])
+        exact = self.ex_edge & both & ~self.zero_comm
         if exact.any():
             # start_b >= end_a + hop (lat + data / bw), everything scaled by D = 10**places:
             # (s'_b - e'_a) * D * bw' >= hop' * (lat' * bw' + data' * D).
@@ -477,7 +489,7 @@ class _Numbers:
                 )
                 x = self._float(self.s[dst[k]])
                 out[k] = x < float(arrival) and x < self.end[src[k]] + self.delay_float(k)
-        loose = both & ~exact
+        loose = both & ~self.ex_edge
         if loose.any():
             a, b = src[loose], dst[loose]
             hop = self.hop[loose]

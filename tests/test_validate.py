@@ -846,3 +846,35 @@ def test_a_long_schedule_buys_no_slack(n, cost, t0):
     places[f"t{n - 1}"] = Placement("p0", prev.start, prev.finish)  # the same slot
     violations = validate(problem, Schedule(places))
     assert len(violations) == 1 and "overlaps" in violations[0]
+
+
+@pytest.mark.parametrize(
+    ("processors", "network", "data", "cost_b", "placed"),
+    [
+        # One processor, a receiver of length 0 (no overlap rule can catch it); the
+        # network's latency has 17 digits, but an edge inside a processor reads none.
+        ([{"id": "p0"}], {"latency": 0.30000000000000004}, 0, 0,
+         (("p0", 0, 1e14), ("p0", 99999999999999.9, 99999999999999.9))),
+        ([{"id": "p0"}], None, 0.30000000000000004, 0,
+         (("p0", 0, 1e14), ("p0", 99999999999999.9, 99999999999999.9))),
+        # Two CPUs of a CPU-GPU node are 0 hops apart: a whole unit early at 1e15.
+        ([{"id": "c0", "type": "cpu"}, {"id": "c1", "type": "cpu"}],
+         {"topology": "accelerated-node", "bandwidth": 0.30000000000000004}, 7, 5,
+         (("c0", 0, 1e15), ("c1", 999999999999999, 1000000000000004))),
+        # Near 0 the 8-ulp slack of a 17-digit network was the whole time involved.
+        ([{"id": "p0"}], {"latency": 0.30000000000000004}, 0, 0,
+         (("p0", 1e-323, 1e-323), ("p0", 0, 0))),
+    ],
+)  # fmt: skip
+def test_an_edge_without_communication_is_checked_exactly(
+    processors, network, data, cost_b, placed
+) -> None:
+    # The rule reads start(b), start(a) and cost(a) only: exact when those are (audit Z).
+    cost_a = placed[0][2] - placed[0][1]
+    p = problem_of(
+        [{"id": "a", "cost": cost_a}, {"id": "b", "cost": cost_b}],
+        processors,
+        network,
+        edges=[{"src": "a", "dst": "b", "data": data}],
+    )
+    one(validate(p, sched(a=placed[0], b=placed[1])), r"edge a -> b: b starts at .*")
