@@ -68,12 +68,12 @@ def _unit_places(problem: Problem) -> int | None:
 
     The problem's float unit can be off its decimal by an ulp (``0.1 + 0.7`` is
     ``0.7999999999999999``); rounding the times removes that ulp, so what counts
-    is the exact decimal of the sum, decided from latency, data and bandwidth.
+    is the exact decimal of the sum, decided from latency, data and bandwidth,
+    never from the float unit: a latency of ``8e-17`` vanishes in ``1.1 + 8e-17``,
+    whose float looks like one decimal place (an audit).
     """
-    unit = np.asarray(problem.arc_unit, dtype=float)
-    k = _common_places(unit)
-    if k is not None or len(problem.edge_data) == 0:
-        return k
+    if len(problem.edge_data) == 0:
+        return 0
     latency, bandwidth = float(problem.latency), float(problem.bandwidth)
     data = np.unique(np.asarray(problem.edge_data, dtype=float))
     if bandwidth == 1:

@@ -120,17 +120,20 @@ class Schedule(Mapping[str, Placement]):
     ) -> Schedule:
         """Build a schedule from per-task processor indices and start times.
 
-        Finish times are ``start + cost`` on the chosen processor, on decimal data
-        rounded to the data's grid (:func:`exactsched._time_grid.snap`: ``0.2 + 0.1``
-        finishes at ``0.3``). Times that are integers are stored as ``int`` so
-        integer instances print exactly.
+        Finish times are ``start + cost`` on the chosen processor. On decimal data
+        starts and finishes are rounded to the data's grid
+        (:func:`exactsched._time_grid.snap`: ``0.2 + 0.1`` finishes at ``0.3``), which
+        keeps a valid schedule valid: rounding to the nearest grid value never
+        reverses an order and commutes with adding a cost or a delay, which lie on
+        the grid. Times that are integers are stored as ``int`` so integer
+        instances print exactly.
         """
         from exactsched._time_grid import snap, time_resolution  # it imports the problem
 
         proc = np.asarray(processor, dtype=np.int64)
-        begin = np.asarray(start, dtype=float)
-        end = begin + problem.cost[np.arange(problem.n_tasks), proc]
-        end = snap(end, time_resolution(problem))
+        grid = time_resolution(problem)
+        begin = snap(np.asarray(start, dtype=float), grid)
+        end = snap(begin + problem.cost[np.arange(problem.n_tasks), proc], grid)
         return cls(
             {
                 task: Placement(problem.proc_ids[p], _tidy(s), _tidy(f))

@@ -191,9 +191,12 @@ class _Lookahead:
         return value, est
 
 
-def _choose(value: np.ndarray, est: np.ndarray, cost: np.ndarray) -> int:
-    """Least value, ties to the smaller own finish time, then the lower index."""
-    fin = est + cost
+def _choose(
+    value: np.ndarray, est: np.ndarray, cost: np.ndarray, grid: float | None = None
+) -> int:
+    """Least value, ties to the smaller own finish time (on decimal data on the grid of
+    ``grid``, so exact ties stay ties), then the lower index."""
+    fin = snap(est + cost, grid)
     idx = np.arange(len(value))
     return int(np.lexsort((idx, fin, value))[0])
 
@@ -358,7 +361,7 @@ def heft_lookahead(
     while pending:
         first = pending[0]
         value, est = helper.evaluate(builder, first)
-        p = _choose(value, est, cost[first])
+        p = _choose(value, est, cost[first], builder._s.grid)
         chosen = 0
         if swap and len(pending) > 1:
             second = pending[1]
@@ -366,7 +369,7 @@ def heft_lookahead(
             # exactly when all its predecessors are already placed.
             if (builder.proc[problem.predecessors(second)] >= 0).all():
                 value2, est2 = helper.evaluate(builder, second)
-                q = _choose(value2, est2, cost[second])
+                q = _choose(value2, est2, cost[second], builder._s.grid)
                 if value2[q] < value[p]:
                     chosen, p, est = 1, q, est2
         task = pending.pop(chosen)

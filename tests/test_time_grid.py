@@ -51,6 +51,8 @@ def _doc(tasks, edges=(), network=None, processors=2, **extra):
         # 0.3 / 3 is 0.09999999999999999 in floats, exactly 0.1.
         (_doc([("a", 1), ("b", 1)], [("a", "b", 0.3)], {"bandwidth": 3}), 10.0),
         (_doc([("a", 1), ("b", 1)], [("a", "b", 1)], {"bandwidth": 3}), None),  # 1/3
+        # 1.1 + 8e-17 is the float 1.1, but the exact unit has 17 places (an audit).
+        (_doc([("a", 2.2), ("b", 1)], [("a", "b", 1.1)], {"latency": 8e-17}), None),
         (
             _doc(
                 [("a", 0.5), ("b", 1)],
@@ -169,3 +171,22 @@ def test_batch_schedules_equal_the_builder_on_decimal_data(seed):
         priority = np.empty(n)
         priority[order] = np.arange(n, 0, -1)
         assert row == list_schedule(p, priority).makespan
+
+
+def test_schedules_from_float_sums_are_put_on_the_grid():
+    # minimal-serial adds its starts up in floats: 0.1 + 0.7 is 0.7999999999999999, one
+    # ulp before t1's finish 0.8 (an audit); bruteforce and milp time their schedules
+    # in floats too. Schedule.from_arrays rounds starts and finishes to the grid.
+    p = Problem.from_lists([[0.1, 5], [0.7, 5], [0.5, 5]], [(0, 1, 0), (1, 2, 0)])
+    for method in ("minimal-serial", "bruteforce", "milp", "cpsat"):
+        s = solve(p, method, time_limit=10, workers=1).schedule
+        assert validate(p, s) == [] and _exact_times(p, s), method
+        assert (s["t2"].start, s.makespan) == (0.8, 1.3), method
+
+
+def test_lookahead_ties_on_its_own_finish_go_to_the_lower_index():
+    # Both processors give t1 the lookahead value 1.3 and the own finish 0.3 (0.2 + 0.1
+    # on p0 in floats is 0.30000000000000004): the tie goes to p0 (an audit).
+    p = Problem.from_lists([[0.2, 100], [0.1, 0.3], [1, 1]], [(1, 2, 0)])
+    s = solve(p, "heft-lookahead").schedule
+    assert s["t1"].processor == "p0" and validate(p, s) == []
