@@ -13,10 +13,16 @@ decimal time, so equal decimals compare equal, as the validator reads them.
 per-hop unit ``latency + data / bandwidth`` (read exactly: the problem's float
 sum may be an ulp off) and every hop count stands for a decimal of at most
 :data:`MAX_PLACES` places, and the longest schedule time in grid units stays
-below ``2**50``, so the rounding of one float operation (an ulp) stays far below
-half a grid step. Integer data need no rounding (their sums are exact below
-``2**53``) and get None, as do data off any such grid, which keep their plain
-float sums, and the single-port and contention models.
+below ``2**46``, so the few roundings of one computed time (each at most an ulp,
+1/64 of a step) stay far below half a grid step. Integer data need no rounding
+(their sums are exact below ``2**53``) and get None, as do data off any such
+grid, which keep their plain float sums, and the single-port and contention
+models.
+
+A different question from :mod:`models._grid`, which decides, for certification,
+how far apart two makespans must be to differ (up to 12 places, with its own
+tolerance for float data); this module only decides when rounding computed
+times is exact, with a tighter limit.
 """
 
 from __future__ import annotations
@@ -32,8 +38,12 @@ __all__ = ["MAX_PLACES", "time_resolution", "snap"]
 
 #: Decimal places up to which a time grid is used (a step of ``10**-9``).
 MAX_PLACES = 9
-# Longest time in grid units for which one float operation stays far below half a step.
-_HELD_UNITS = 2.0**50
+# Longest time in grid units for which the float error of a computed time stays far
+# below half a step: an arrival adds up to about 5 roundings (latency + data /
+# bandwidth, times hops, plus the finish, times the resolution), each at most an ulp,
+# which is 1/64 of a step below 2**46 units (at 2**50 an ulp is 1/4 step and an
+# audit found arrivals rounded down a step).
+_HELD_UNITS = 2.0**46
 
 
 def _common_places(values: np.ndarray) -> int | None:

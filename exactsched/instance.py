@@ -133,7 +133,7 @@ def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
 
 
 class UnderflowError(ValueError):
-    """A positive number written below the smallest float, which would read as 0."""
+    """A nonzero number written below the smallest float, which would read as 0."""
 
     def __init__(self, text: str) -> None:
         super().__init__(
@@ -144,7 +144,7 @@ class UnderflowError(ValueError):
 
 
 def read_float(text: str) -> float:
-    """``float(text)``, refusing a positive number that rounds to zero.
+    """``float(text)``, refusing a nonzero number that rounds to zero (``-1e-400`` too).
 
     Raises
     ------
@@ -168,14 +168,27 @@ def read_float(text: str) -> float:
     return value
 
 
+# A JSON string (skipped whole) or a JSON number.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
 def _locate(text: str, literal: str) -> str:
-    """``"line L, column C: "`` of the first ``literal`` standing alone in ``text``."""
-    found = re.search(r"(?<![\w.+-])" + re.escape(literal) + r"(?![\w.])", text)
-    if found is None:
-        return ""
-    line = text.count("\n", 0, found.start()) + 1
-    column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
-    return f"line {line}, column {column}: "
+    """``"line L, column C: "`` of the first number ``literal`` in JSON ``text``.
+
+    Strings are skipped, so an id or a name that reads ``"1e-400"`` is not taken
+    for the number.
+
+    Examples
+    --------
+    >>> _locate('{"id": "1e-400", "cost": 1e-400}', "1e-400")
+    'line 1, column 26: '
+    """
+    for found in _JSON_TOKEN.finditer(text):
+        if found.group() == literal:
+            line = text.count("\n", 0, found.start()) + 1
+            column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+            return f"line {line}, column {column}: "
+    return ""
 
 
 MAX_FILE_BYTES = 1 << 30

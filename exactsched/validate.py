@@ -38,7 +38,8 @@ written in, and stands only if it fails there too, in both of two readings of th
 same expression (``start + cost``, or an arrival ``end + hops * (latency + data /
 bandwidth)``): its exact value rounded to the nearest float, and its IEEE
 evaluation on the floats of the data (the sum ``Schedule.from_arrays`` and the
-list schedulers compute). The two can differ from each other by a unit in the
+list schedulers compute off a decimal grid; on decimal data they write the exact
+decimal, :mod:`exactsched._time_grid`). The two can differ from each other by a unit in the
 last place, since the floats of the data are not their decimals: ``85.1156893939394
 + 4.90247619047619`` is ``90.01816558441559`` in decimals, which rounds to the
 float ``90.01816558441558``, while the float sum is ``90.0181655844156``; both

@@ -333,7 +333,7 @@ class _ReadyTable:
         r = int(rows[0])
         t = int(tasks[r])
         if finish:
-            q = int(np.argmin(e[r] + self.b.problem.cost[t]))
+            q = int(np.argmin(snap(e[r] + self.b.problem.cost[t], self.b._s.grid)))
             return t, q, float(e[r, q])
         tied = np.flatnonzero(e[r] == s)
         p = int(tied[0]) if len(tied) == 1 else int(tied[np.argmin(self.b.problem.cost[t, tied])])

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exactsched._time_grid import time_resolution
+from exactsched._time_grid import snap, time_resolution
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
@@ -64,8 +64,13 @@ from heuristics.eft import ScheduleBuilder
 __all__ = ["sufferage", "sufferage_values"]
 
 
-def sufferage_values(eft: np.ndarray, least: np.ndarray) -> np.ndarray:
+def sufferage_values(
+    eft: np.ndarray, least: np.ndarray, resolution: float | None = None
+) -> np.ndarray:
     """Second least minus least completion time per row (``inf`` with one finite entry).
+
+    On decimal data the difference is rounded to the grid of ``resolution``
+    (:func:`exactsched._time_grid.time_resolution`), so exact ties stay ties.
 
     Examples
     --------
@@ -76,7 +81,7 @@ def sufferage_values(eft: np.ndarray, least: np.ndarray) -> np.ndarray:
     if eft.shape[1] < 2:
         return np.full(len(eft), np.inf)
     second = np.partition(eft, 1, axis=1)[:, 1]
-    return second - least
+    return snap(second - least, resolution)
 
 
 @register(
@@ -136,7 +141,7 @@ def sufferage(problem: Problem, *, rounds: bool = True, insertion: bool = False)
 
         def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
             eft, best, least = completion_times(cost, tasks, est, grid)
-            row = int(np.argmax(sufferage_values(eft, least)))
+            row = int(np.argmax(sufferage_values(eft, least, grid)))
             return row, int(best[row])
 
         return batch_schedule(problem, pick, insertion=bool(insertion))
@@ -145,7 +150,7 @@ def sufferage(problem: Problem, *, rounds: bool = True, insertion: bool = False)
         # One pass: completion times as the pass starts; each machine to one claimant.
         tasks = table.ready()
         eft, best, least = completion_times(cost, tasks, table.est[tasks], grid)
-        suffer = sufferage_values(eft, least)
+        suffer = sufferage_values(eft, least, grid)
         holder: dict[int, int] = {}
         for row, q in enumerate(best.tolist()):
             if q not in holder or suffer[holder[q]] < suffer[row]:

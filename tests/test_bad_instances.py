@@ -422,3 +422,31 @@ def test_fast_number_paths_name_the_entry(where, value, message):
         doc["tasks"][1]["cost"][1] = ok if where == "cost" else 3
         doc["edges"][0]["data"] = ok if where == "data" else 5
         assert load_instance(doc).n_tasks == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        # The literal inside a string (an id, a name) is not the number at fault.
+        ('{"name": "cost 1e-400", "tasks": [{"id": "1e-400", "cost": 1e-400}]}',
+         "line 1, column 60"),
+        ('{"tasks": [{"id": "a", "cost": -1e-400}]}', "line 1, column 32"),
+        ('{"tasks": [{"id": "a",\n  "cost": 1E-400}]}', "line 2, column 11"),
+    ],
+)  # fmt: skip
+def test_an_underflowing_number_is_located(tmp_path, text, where):
+    path = tmp_path / "u.json"
+    path.write_text(text)
+    with pytest.raises(InstanceError, match=f"u.json: {where}: the number .* would read"):
+        load_instance(path)
+
+
+def test_wfcommons_refuses_an_underflowing_runtime():
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = (
+        '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ['
+        '{"name": "a", "runtimeInSeconds": 1e-400, "parents": [], "files": []}]}}\n'
+    )
+    with pytest.raises(InstanceError, match=r"wfcommons: line 1, column \d+: the number 1e-400"):
+        read_wfcommons(text, "cpu-gpu:1+1")

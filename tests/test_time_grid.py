@@ -190,3 +190,36 @@ def test_lookahead_ties_on_its_own_finish_go_to_the_lower_index():
     p = Problem.from_lists([[0.2, 100], [0.1, 0.3], [1, 1]], [(1, 2, 0)])
     s = solve(p, "heft-lookahead").schedule
     assert s["t1"].processor == "p0" and validate(p, s) == []
+
+
+# ---- audit R --------------------------------------------------------------------------
+
+
+def test_no_grid_near_the_float_limit():
+    # 1e9 grid units per time unit and times near 1.1e6: about 2**50 steps, where an ulp
+    # is a quarter step and HEFT rounded b's arrival down a step (an audit).
+    doc = _doc(
+        [("a", 16495.495227001), ("b", 1)],
+        [("a", "b", 18448.220268469)],
+        {"latency": 0.654303270, "bandwidth": 0.017},
+    )
+    doc["tasks"][0]["processors"], doc["tasks"][1]["processors"] = ["p0"], ["p1"]
+    p = parse_instance(doc)
+    assert time_resolution(p) is None
+    for method in ("heft", "etf", "cpsat"):
+        assert validate(p, solve(p, method, time_limit=5, workers=1).schedule) == [], method
+
+
+def test_etf_earliest_finish_ties_go_to_the_lower_index():
+    p = Problem.from_lists([[0.2, 10], [0.1, 0.3]])  # t1 ends at 0.3 on both processors
+    for method in ("etf", "bl-est"):
+        s = solve(p, method, processor_choice="earliest-finish").schedule
+        assert s["t1"].processor == "p0" and validate(p, s) == [], method
+
+
+def test_sufferage_ties_stay_ties():
+    from heuristics.sufferage import sufferage_values
+
+    eft = np.array([[0.3, 0.1], [0.4, 0.2]])  # both suffer 0.2 if denied p1
+    assert sufferage_values(eft, eft.min(axis=1)).tolist() == [0.19999999999999998, 0.2]
+    assert sufferage_values(eft, eft.min(axis=1), 10.0).tolist() == [0.2, 0.2]

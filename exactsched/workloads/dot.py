@@ -141,7 +141,7 @@ def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> float |
             try:
                 value = read_float(text)
             except UnderflowError as exc:
-                raise InstanceError(f"{label}:{line}: {what}: Weight: {exc}") from None
+                raise InstanceError(f"{_where(label, line)}: {what}: Weight: {exc}") from None
             except ValueError:
                 raise InstanceError(
                     f"{label}:{line}: {what}: Weight must be a number, got {text!r}"

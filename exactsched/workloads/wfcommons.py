@@ -47,6 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from exactsched.errors import InstanceError
+from exactsched.instance import UnderflowError, _locate, read_float
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
@@ -311,7 +312,9 @@ def read_wfcommons(
 
     text, label, _ = read_source(source, "wfcommons")
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_float=read_float)
+    except UnderflowError as exc:
+        raise InstanceError(f"{label}: {_locate(text, exc.text)}{exc}") from None
     except json.JSONDecodeError as exc:
         raise InstanceError(
             f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
