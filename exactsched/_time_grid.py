@@ -82,8 +82,8 @@ def _unit_places(problem: Problem) -> int | None:
     never from the float unit: a latency of ``8e-17`` vanishes in ``1.1 + 8e-17``,
     whose float looks like one decimal place (an audit).
     """
-    if len(problem.edge_data) == 0:
-        return 0
+    if len(problem.edge_data) == 0 or not np.any(np.asarray(problem.hops) > 0):
+        return 0  # no message ever travels (one processor, zero hops): units never count
     latency, bandwidth = float(problem.latency), float(problem.bandwidth)
     data = np.unique(np.asarray(problem.edge_data, dtype=float))
     if bandwidth == 1:
