@@ -36,8 +36,9 @@ from exactsched.problem import Problem
 
 __all__ = ["MAX_PLACES", "time_resolution", "snap"]
 
-#: Decimal places up to which a time grid is used (a step of ``10**-9``).
-MAX_PLACES = 9
+#: Decimal places up to which a time grid is used (a step of ``10**-12``, as the
+#: certification's grid, :data:`models._grid.MAX_PLACES`).
+MAX_PLACES = 12
 # Longest time in grid units for which the float error of a computed time stays far
 # below half a step: an arrival adds up to about 5 roundings (latency + data /
 # bandwidth, times hops, plus the finish, times the resolution), each at most an ulp,

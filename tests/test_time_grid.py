@@ -44,7 +44,9 @@ def _doc(tasks, edges=(), network=None, processors=2, **extra):
         (_doc([("a", 0.1), ("b", 2.675)], [("a", "b", 0.5)]), 1000.0),
         (_doc([("a", 0.30000000000000004)]), None),  # 17 digits: no grid
         (_doc([("a", 1e-9), ("b", 1)]), 1e9),
-        (_doc([("a", 1e-10), ("b", 1)]), None),  # finer than MAX_PLACES
+        (_doc([("a", 1e-12), ("b", 1)]), 1e12),
+        (_doc([("a", 1e-13), ("b", 1)]), None),  # finer than MAX_PLACES
+        (_doc([("a", 1e-12), ("b", 100)]), None),  # 1e14 steps: beyond 2**46
         (_doc([("a", 1e15 + 0.5)]), None),  # the grid would not survive a float sum
         # The float unit 0.1 + 0.7 is 0.7999999999999999; its decimal is 0.8.
         (_doc([("a", 1), ("b", 1)], [("a", "b", 0.7)], {"latency": 0.1}), 10.0),
