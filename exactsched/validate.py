@@ -651,13 +651,47 @@ def _exact_places(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # Integers below 2**53 are exact (so are their sums there); others by their digits.
     small_whole = mask & (np.abs(np.where(mask, v, 0.0)) < 2.0**53)
     small_whole &= v == np.floor(np.where(small_whole, v, 0.0))
-    for k in np.flatnonzero(mask & ~small_whole).tolist():
+    k_fast, _ = _fast_decimals(v, mask & ~small_whole)
+    places[k_fast >= 0] = k_fast[k_fast >= 0]
+    for k in np.flatnonzero(mask & ~small_whole & (k_fast < 0)).tolist():
         decimal = _decimal(float(v[k]))
         if decimal is None:
             mask[k] = False
         else:
             places[k] = max(-decimal[1], 0)
     return mask, places
+
+
+def _fast_decimals(v: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Places ``k`` (-1: undecided) and digits ``N`` of values that print as ``N * 10**-k``.
+
+    For ``v`` with ``N = round(v * 10**k)`` and ``N / 10**k == v``, both exact
+    floats with ``|v| * 10**k < 2**52``, the shortest ``repr`` of ``v`` is ``N *
+    10**-k`` (it lies within an ulp, below ``10**-k``, of that multiple); the
+    least such ``k`` has no trailing zero in ``N``. Kept when ``N`` has at most
+    :data:`EXACT_DIGITS` digits, so these are :func:`_decimal`'s exact decimals,
+    read in numpy instead of one ``repr`` each; the rest are left to it.
+
+    Examples
+    --------
+    >>> k, n = _fast_decimals(np.array([2.5, 0.1 + 0.2, 1e-7, 123.456]), np.ones(4, dtype=bool))
+    >>> k.tolist(), n.tolist()
+    ([1, -1, 7, 3], [25.0, 0.0, 1.0, 123456.0])
+    """
+    k_of = np.full(len(v), -1, dtype=np.int64)
+    digits = np.zeros(len(v))
+    left = which & np.isfinite(v)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(1, 16):
+            if not left.any():
+                break
+            r = 10.0**k
+            whole = np.round(v * r)
+            hit = left & (np.abs(v) * r < 2.0**52) & (whole / r == v)
+            hit &= np.abs(whole) < 10.0**EXACT_DIGITS
+            k_of[hit], digits[hit] = k, whole[hit]
+            left &= ~hit
+    return k_of, digits
 
 
 def _decimal(value: float) -> tuple[int, int] | None:
@@ -718,8 +752,12 @@ def _scaled(values: np.ndarray, mask: np.ndarray, places: int) -> np.ndarray:
     if whole.any():
         out[whole] = np.array([int(x) * scale for x in v[whole].tolist()], dtype=object)
     rest = mask & ~whole
+    k_fast, digits = _fast_decimals(v, rest)
     for k in np.flatnonzero(rest).tolist():
-        out[k] = int(Fraction(repr(float(v[k]))) * scale)
+        if 0 <= k_fast[k] <= places:  # prints as digits * 10**-k_fast
+            out[k] = int(digits[k]) * 10 ** (places - int(k_fast[k]))
+        else:
+            out[k] = int(Fraction(repr(float(v[k]))) * scale)
     return out
 
 

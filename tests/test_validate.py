@@ -878,3 +878,29 @@ def test_an_edge_without_communication_is_checked_exactly(
         edges=[{"src": "a", "dst": "b", "data": data}],
     )
     one(validate(p, sched(a=placed[0], b=placed[1])), r"edge a -> b: b starts at .*")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(min_value=-1e16, max_value=1e16, allow_nan=False),
+            st.integers(0, 10**15).flatmap(
+                lambda n: st.integers(0, 15).map(lambda k: n / 10**k)  # short decimals
+            ),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_numpy_reading_of_decimals_is_the_repr_reading(values):
+    # _fast_decimals reads places and digits in numpy; where it decides, it must agree
+    # with _decimal, the one repr-based reading of a number.
+    from exactsched.validate import _decimal, _fast_decimals
+
+    v = np.array(values, dtype=float)
+    k, digits = _fast_decimals(v, np.ones(len(v), dtype=bool))
+    for x, kk, n in zip(v.tolist(), k.tolist(), digits.tolist(), strict=True):
+        if kk >= 0:
+            m, e = _decimal(x)
+            assert Fraction(m) * Fraction(10) ** e == Fraction(int(n), 10**kk), x
