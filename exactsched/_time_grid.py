@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from exactsched.bounds import longest_serial_time
 from exactsched.problem import Problem
 
 __all__ = ["MAX_PLACES", "time_resolution", "snap"]
@@ -128,7 +129,6 @@ def _time_resolution(problem: Problem) -> float | None:
     if problem.communication != "delay":
         return None  # messages queued on ports and links keep their own float times
     cost = np.asarray(problem.cost, dtype=float)
-    unit = np.asarray(problem.arc_unit, dtype=float)
     hops = np.unique(np.asarray(problem.hops, dtype=float))
     k_cost, k_unit, k_hops = _common_places(cost), _unit_places(problem), _common_places(hops)
     if k_cost is None or k_unit is None or k_hops is None:
@@ -137,9 +137,7 @@ def _time_resolution(problem: Problem) -> float | None:
     if k == 0 or k > MAX_PLACES:
         return None
     resolution = 10.0**k
-    largest = np.where(np.isfinite(cost), cost, 0.0).max(axis=1).sum()
-    largest += float(unit.sum()) * float(hops.max(initial=0.0))
-    if not largest * resolution < _HELD_UNITS:
+    if not longest_serial_time(problem) * resolution < _HELD_UNITS:
         return None
     return resolution
 

@@ -45,6 +45,7 @@ __all__ = [
     "spread_paths",
     "SPREAD_MAX_TASKS",
     "longest_paths",
+    "longest_serial_time",
     "lower_bounds",
     "lower_bound",
     "lower_bound_within",
@@ -606,15 +607,29 @@ def _best(problem: Problem, best: float) -> float:
 def _sums_exact(problem: Problem) -> bool:
     """Whether every sum of a schedule's integer times is an exact float: the largest
     costs and the largest delays together stay below ``2**53``."""
-    return _cached(problem, "sums_exact", _largest_total_below_2_53)
+    return longest_serial_time(problem) < 2.0**53
 
 
-def _largest_total_below_2_53(problem: Problem) -> bool:
+def longest_serial_time(problem: Problem) -> float:
+    """Every task at its largest allowed cost plus every arc at its longest delay.
+
+    No time of a semi-active schedule (every task as early as its order allows)
+    exceeds it. Cached per problem.
+
+    Examples
+    --------
+    >>> longest_serial_time(Problem.from_lists([[2, 3], [1, 4]], [(0, 1, 5)]))
+    12.0
+    """
+    return _cached(problem, "longest_serial_time", _longest_serial_time)
+
+
+def _longest_serial_time(problem: Problem) -> float:
     cost = np.where(problem.allowed, problem.cost, 0.0)
     total = float(cost.max(axis=1).sum()) if cost.size else 0.0
     if len(problem.arc_unit):  # arc_unit: latency + data / bandwidth per hop
         total += float((problem.arc_unit * float(problem.hops.max(initial=0.0))).sum())
-    return total < 2.0**53
+    return total
 
 
 def lower_bound_within(problem: Problem, seconds: float | None) -> tuple[float, bool]:

@@ -177,8 +177,8 @@ class ReadyTable:
         """Place a ready ``task`` at its earliest start on ``processor``; update the table."""
         start = float(self.est[task, processor])
         cost = float(self._cost[task, processor])
-        finish = snap(start + cost, self.builder._s.grid)  # as the builder records it
         released = commit_start(self.builder, task, processor, start)
+        finish = float(self.builder.finish[task])  # as the builder records it
         rows = self._ready
         rows = np.delete(rows, np.searchsorted(rows, task))
         self._ready = rows
