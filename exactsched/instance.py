@@ -116,20 +116,38 @@ def _read_json(path: str | os.PathLike[str], error: type[ValueError]) -> Any:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise error(f"{path}: cannot read file: {_one_line(reason)}") from None
+    return parse_json_text(text, str(path), error)
+
+
+def parse_json_text(text: str, label: str, error: type[ValueError] = InstanceError) -> Any:
+    """Parse a JSON document strictly, every fault one line of ``error``.
+
+    The one JSON reading of every input (instances, schedules, WfCommons):
+    a key repeated in one object, a number that underflows to zero and
+    nesting too deep for the parser are refused with their place, as a
+    syntax error is.
+
+    Examples
+    --------
+    >>> parse_json_text('{"a": 1, "a": 2}', "x.json")
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.InstanceError: x.json: invalid JSON: key 'a' repeated in one object
+    """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_float=read_float)
     except UnderflowError as exc:
-        raise error(f"{path}: {_locate(text, exc.text)}{exc}") from None
+        raise error(f"{label}: {_locate(text, exc.text)}{exc}") from None
     except json.JSONDecodeError as exc:
         raise error(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     except _DuplicateKey as exc:
-        raise error(f"{path}: invalid JSON: key {exc.args[0]!r} repeated in one object") from None
+        raise error(f"{label}: invalid JSON: key {exc.args[0]!r} repeated in one object") from None
     except RecursionError:
-        raise error(f"{path}: invalid JSON: nested too deeply") from None
+        raise error(f"{label}: invalid JSON: nested too deeply") from None
     except ValueError:  # the one left: an integer longer than Python converts (4300 digits)
-        raise error(f"{path}: invalid JSON: an integer with too many digits") from None
+        raise error(f"{label}: invalid JSON: an integer with too many digits") from None
 
 
 class UnderflowError(ValueError):

@@ -450,3 +450,30 @@ def test_wfcommons_refuses_an_underflowing_runtime():
     )
     with pytest.raises(InstanceError, match=r"wfcommons: line 1, column \d+: the number 1e-400"):
         read_wfcommons(text, "cpu-gpu:1+1")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (
+            '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ['
+            '{"name": "a", "runtimeInSeconds": 1, "runtimeInSeconds": 2, "parents": [],'
+            ' "files": []}]}}\n',
+            "key 'runtimeInSeconds' repeated in one object",
+        ),
+        (
+            '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ['
+            '{"name": "a", "runtimeInSeconds": 1' + "0" * 5000 + ', "parents": [],'
+            ' "files": []}]}}\n',
+            "an integer with too many digits",
+        ),
+    ],
+    ids=["repeated-key", "long-integer"],
+)
+def test_wfcommons_reads_json_as_strictly_as_instances(text, match):
+    # One JSON reading for every input: a repeated key would otherwise keep
+    # its last value silently.
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    with pytest.raises(InstanceError, match=match):
+        read_wfcommons(text, "cpu-gpu:1+1")

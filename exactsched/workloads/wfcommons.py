@@ -47,7 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from exactsched.errors import InstanceError
-from exactsched.instance import UnderflowError, _locate, read_float
+from exactsched.instance import parse_json_text
 from exactsched.problem import Problem
 from exactsched.workloads._source import read_source
 
@@ -311,16 +311,7 @@ def read_wfcommons(
     from exactsched.workloads.platforms import resolve_platform
 
     text, label, _ = read_source(source, "wfcommons")
-    try:
-        doc = json.loads(text, parse_float=read_float)
-    except UnderflowError as exc:
-        raise InstanceError(f"{label}: {_locate(text, exc.text)}{exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InstanceError(
-            f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
-    except RecursionError:
-        raise InstanceError(f"{label}: invalid JSON: nested too deeply") from None
+    doc = parse_json_text(text, label)
     wf_name, ids, runtime, parents, outputs, inputs, runtime_at = _parse(doc, label)
     spec = resolve_platform(platform)
     types = sorted(set(spec.types))
