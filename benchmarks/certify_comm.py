@@ -83,8 +83,10 @@ def main() -> None:
                         flush=True,
                     )
 
-    print("\n| platform | model | instances | proven | certified before | certified after "
-          "| median s to certify (after) |")
+    print(
+        "\n| platform | model | instances | proven | certified before | certified after "
+        "| median s to certify (after) |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for (label, model), vals in rows.items():
         proven = [v for v in vals if v[0]]
@@ -92,9 +94,7 @@ def main() -> None:
         old = sum(v[1] for v in proven)
         new = sum(v[2] for v in proven)
         median = statistics.median(v[3] for v in proven) if proven else float("nan")
-        print(
-            f"| {label} | {model} | {len(vals)} | {k} | {old}/{k} | {new}/{k} | {median:.2f} |"
-        )
+        print(f"| {label} | {model} | {len(vals)} | {k} | {old}/{k} | {new}/{k} | {median:.2f} |")
 
 
 if __name__ == "__main__":

@@ -153,15 +153,21 @@ def certify_stored(
     problem = read_stg(DATA / row.file, row.n_processors)
     schedule = Schedule.from_json(doc)
     claim = Result(
-        "cpsat", Status.OPTIMAL, schedule, schedule.makespan, schedule.makespan, 0.0,
+        "cpsat",
+        Status.OPTIMAL,
+        schedule,
+        schedule.makespan,
+        schedule.makespan,
+        0.0,
         {"pooled": [row.n_processors]},
     )
     began = time.perf_counter()
     checked = certify(problem, claim, time_limit=budget, seed=seed, workers=workers)
     seconds = time.perf_counter() - began
     if checked.status is not Status.OPTIMAL:  # a witness found a shorter schedule
-        doc = checked.schedule.to_json(**{k: v for k, v in doc.items() if k not in (
-            "format", "makespan", "tasks")})
+        doc = checked.schedule.to_json(
+            **{k: v for k, v in doc.items() if k not in ("format", "makespan", "tasks")}
+        )
         doc.update(status="feasible", certified=False, false_proof=checked.stats["false_proof"])
     else:
         doc.update(
@@ -215,8 +221,11 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             done = certify_stored(row, args.certify_stored, args.store, args.seed, args.workers)
             if done is not None:
-                print(f"| {row.file} | {row.n_processors} | {done['certified']} "
-                      f"| {done['seconds']:.1f} |", flush=True)
+                print(
+                    f"| {row.file} | {row.n_processors} | {done['certified']} "
+                    f"| {done['seconds']:.1f} |",
+                    flush=True,
+                )
         return 0
     print(
         f"{len(rows)} open rows, cpsat, {args.time_limit:g} s, {args.workers} workers, "

@@ -79,7 +79,7 @@ def printable(text: object, markdown: bool = False) -> str:
         if text.startswith(_BLOCK_START):
             text = "\\" + text  # it may start a line: no heading, list or quote
         elif marker := _ORDERED.match(text):
-            text = f"{marker.group()}\\{text[marker.end():]}"
+            text = f"{marker.group()}\\{text[marker.end() :]}"
     if text.isprintable():
         return text
     return "".join(

@@ -86,7 +86,12 @@ from exactsched.problem import Problem
 from exactsched.schedule import Schedule
 
 __all__ = [
-    "validate", "assert_valid", "makespan_violation", "float_noise", "NOISE_ULPS", "EXACT_DIGITS",
+    "validate",
+    "assert_valid",
+    "makespan_violation",
+    "float_noise",
+    "NOISE_ULPS",
+    "EXACT_DIGITS",
 ]
 
 EXACT_DIGITS = 15

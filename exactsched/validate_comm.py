@@ -184,8 +184,9 @@ def message_violations(
             times = [(_num(msg.start, exact), _num(msg.finish, exact))]
         data = _num(problem.edge_data[e], exact)
         if bw.x is not None and data.x is not None and lat.x is not None:
-            unit = _Num(problem.latency + problem.edge_data[e] / problem.bandwidth,
-                        lat.x + data.x / bw.x)
+            unit = _Num(
+                problem.latency + problem.edge_data[e] / problem.bandwidth, lat.x + data.x / bw.x
+            )
         else:
             unit = _Num(float(problem.latency + problem.edge_data[e] / problem.bandwidth), None)
         pl_a, pl_b = schedule[ids[a]], schedule[ids[b]]

@@ -595,7 +595,6 @@ def processor_choice_is_finish(choice: str) -> bool:
     """
     if choice not in PROCESSOR_CHOICES:
         raise MethodError(
-            "processor_choice: expected 'earliest-start' or 'earliest-finish', "
-            f"got {choice!r}"
+            f"processor_choice: expected 'earliest-start' or 'earliest-finish', got {choice!r}"
         )
     return choice == "earliest-finish"

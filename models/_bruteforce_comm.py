@@ -237,13 +237,15 @@ def to_schedule(problem: Problem, a: _Assignment, start: list[float]) -> Schedul
         i, j = int(problem.arc_src[arc]), int(problem.arc_dst[arc])
         route = problem.routing.route(a.proc[i], a.proc[j])
         times = [(start[x], start[x] + a.dur[x]) for x in xs]
-        hops = tuple(
-            LinkTime(name, _tidy(s), _tidy(f))
-            for (_, _, name), (s, f) in zip(route, times, strict=True)
-        ) if links else ()
-        messages.append(
-            Message(ids[i], ids[j], _tidy(times[0][0]), _tidy(times[-1][1]), hops)
+        hops = (
+            tuple(
+                LinkTime(name, _tidy(s), _tidy(f))
+                for (_, _, name), (s, f) in zip(route, times, strict=True)
+            )
+            if links
+            else ()
         )
+        messages.append(Message(ids[i], ids[j], _tidy(times[0][0]), _tidy(times[-1][1]), hops))
     n = problem.n_tasks
     return Schedule.from_arrays(problem, np.array(a.proc[:n]), np.array(start[:n]), messages)
 

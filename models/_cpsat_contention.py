@@ -161,8 +161,15 @@ def solve_contention(
         "foundation_bound": foundation if complete else f"{foundation} (cut short: time)",
     }
     if best.makespan <= foundation:
-        return Result("cpsat", Status.OPTIMAL, best, best.makespan, best.makespan,
-                      clock.elapsed(), {**stats, "stopped": "bound met"})
+        return Result(
+            "cpsat",
+            Status.OPTIMAL,
+            best,
+            best.makespan,
+            best.makespan,
+            clock.elapsed(),
+            {**stats, "stopped": "bound met"},
+        )
 
     # Ceiling: the heuristic's float makespan may sit an ulp below its exact value, and
     # a horizon one unit too long costs nothing.
@@ -181,8 +188,15 @@ def solve_contention(
     stats["build_seconds"] = round(clock.elapsed(), 4)
     if built is None:  # the heuristic's schedule, with the bound proven so far
         # (read the clock after the partial model, freed with the exception, is gone)
-        return Result("cpsat", Status.FEASIBLE, best, best.makespan,
-                      min(foundation, best.makespan), clock.elapsed(), stats)
+        return Result(
+            "cpsat",
+            Status.FEASIBLE,
+            best,
+            best.makespan,
+            min(foundation, best.makespan),
+            clock.elapsed(),
+            stats,
+        )
     model, start, x, stage_vars = built
 
     solver = cp_model.CpSolver()
@@ -370,4 +384,3 @@ def _extract(
 
 def _unscale(value: int, scale: int) -> float:
     return float(Fraction(value, scale)) if scale != 1 else float(value)
-

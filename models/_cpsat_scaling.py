@@ -327,9 +327,10 @@ def scale_data(
             for k in range(1, 7):
                 if top * 10**k > 1e12:
                     break
-                if scale_up(costs, 10**k)[1] and scale_up(
-                    distinct_units, 10**k, factors=hop_values
-                )[1]:
+                if (
+                    scale_up(costs, 10**k)[1]
+                    and scale_up(distinct_units, 10**k, factors=hop_values)[1]
+                ):
                     resolution = 10**k
                     break
             if resolution is None:

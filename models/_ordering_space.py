@@ -417,9 +417,7 @@ def ordering_counts(
         "complete": n**n,
         "factorial": math.factorial(n),
         "semi_legal": semi_legal_count(n),
-        "legal": count_legal(
-            problem, max_states=max_states, time_limit=time_limit, engine=engine
-        ),
+        "legal": count_legal(problem, max_states=max_states, time_limit=time_limit, engine=engine),
     }
 
 

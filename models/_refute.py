@@ -69,6 +69,7 @@ __all__ = [
     "refute_bruteforce",
 ]
 
+
 @dataclass(frozen=True)
 class Floored:
     """Integer data, rounded down, of a refutation.

@@ -402,8 +402,10 @@ def _extract(
     n = problem.n_tasks
     ids = problem.task_ids
     proc = np.array(
-        [next(p for p in range(problem.n_processors) if (i, p) in x and solver.value(x[i, p]))
-         for i in range(n)],
+        [
+            next(p for p in range(problem.n_processors) if (i, p) in x and solver.value(x[i, p]))
+            for i in range(n)
+        ],
         dtype=np.int64,
     )
 

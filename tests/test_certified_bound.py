@@ -87,9 +87,7 @@ def test_the_ladder_bound_never_exceeds_the_optimum(
     monkeypatch.setitem(
         certify_module._CPSAT_WITNESSES, "cpsat-disjunctive", _sabotaged_at_claim()
     )
-    checked = certify(
-        problem, claim, witnesses=["cpsat-disjunctive"], time_limit=5, bound_time=5
-    )
+    checked = certify(problem, claim, witnesses=["cpsat-disjunctive"], time_limit=5, bound_time=5)
     settled = settle(problem, checked)
     assert judge(problem, optimum, settled) == []
     proven = checked.stats["certify"].get("bound")

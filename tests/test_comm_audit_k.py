@@ -72,8 +72,9 @@ def test_grid_of_64_or_more_dimensions_schedules(n_dims, topology, model):
 
 def test_routes_skip_dimensions_of_size_one():
     # Dimensions of size 1 change no coordinate: the routes are those without them.
-    plain, padded = Routing(Torus([3, 4]), "contention"), Routing(
-        Torus([1, 3, 1, 1, 4, 1]), "contention"
+    plain, padded = (
+        Routing(Torus([3, 4]), "contention"),
+        Routing(Torus([1, 3, 1, 1, 4, 1]), "contention"),
     )
     for p in range(12):
         for q in range(12):
@@ -85,15 +86,18 @@ def test_routes_skip_dimensions_of_size_one():
 # ---- 2. single-port data with one decimal place -----------------------------------------
 
 DECIMAL_MESH = (  # cpsat refused it; the optimum is 2.1 under every model
-    {"processors": [0, 1, 2, 3], "topology": "mesh", "dims": [4],
-     "communication": "single-port"},
+    {"processors": [0, 1, 2, 3], "topology": "mesh", "dims": [4], "communication": "single-port"},
     [{"id": "a", "cost": 1}, {"id": "b", "cost": 1}, {"id": "c", "cost": 1}],
     [("a", "b", 0.1), ("a", "c", 0.1)],
     2.1,
 )
 DECIMAL_HOPS = (  # /tmp/auditK/degen_matrix_sp.json: 0.1 hops times data 3
-    {"processors": [0, 1], "topology": "matrix", "hops": [[0, 0.1], [3, 0]],
-     "communication": "single-port"},
+    {
+        "processors": [0, 1],
+        "topology": "matrix",
+        "hops": [[0, 0.1], [3, 0]],
+        "communication": "single-port",
+    },
     [{"id": "a", "cost": 1}, {"id": "b", "cost": 2}, {"id": "c", "cost": 1}],
     [("a", "b", 3), ("a", "c", 2)],
     3,
@@ -125,8 +129,10 @@ def test_cpsat_refuses_too_many_stages_before_building_a_route(network, monkeypa
     # 22 million stages on the mesh took 322 s and 8 GB to refuse; 4 million on the
     # fat tree 40 s. The count now comes off the hop matrix.
     p = Problem.from_lists(
-        [1, 2, 2, 1], [(0, 1, 2), (0, 2, 2), (1, 3, 2), (2, 3, 2)],
-        n_processors=1024, network=network,
+        [1, 2, 2, 1],
+        [(0, 1, 2), (0, 2, 2), (1, 3, 2), (2, 3, 2)],
+        n_processors=1024,
+        network=network,
     )
 
     def no_route(self, p, q):
@@ -138,9 +144,15 @@ def test_cpsat_refuses_too_many_stages_before_building_a_route(network, monkeypa
 
 
 def test_stage_counts_and_weights_match_the_routes():
-    nets = [Mesh([3, 1, 4]), Torus([4, 5]), topologies.Hypercube(8), topologies.FatTree(8),
-            topologies.FatTree(9, arity=3), topologies.FullyConnected(3),
-            topologies.AcceleratedNode(["cpu", "cpu", "gpu"])]
+    nets = [
+        Mesh([3, 1, 4]),
+        Torus([4, 5]),
+        topologies.Hypercube(8),
+        topologies.FatTree(8),
+        topologies.FatTree(9, arity=3),
+        topologies.FullyConnected(3),
+        topologies.AcceleratedNode(["cpu", "cpu", "gpu"]),
+    ]
     for net in nets:
         for model in ("contention", "single-port"):
             r = Routing(net, model)
@@ -170,8 +182,13 @@ def test_cpsat_keeps_its_time_limit_while_building(limit):
 
 def fat_tree_fork(cost_a: float, bandwidth: float, cost_d: float = 1e-9) -> Problem:
     """The audit's reproducer: a (p0 only) feeds b (p3) and c (p3 or p1), which feed d."""
-    network = {"processors": [0, 1, 2, 3], "topology": "fat-tree", "communication": "contention",
-               "latency": 0.1, "bandwidth": bandwidth}
+    network = {
+        "processors": [0, 1, 2, 3],
+        "topology": "fat-tree",
+        "communication": "contention",
+        "latency": 0.1,
+        "bandwidth": bandwidth,
+    }
     tasks = [
         {"id": "a", "cost": cost_a, "processors": ["p0"]},
         {"id": "b", "cost": 1, "processors": ["p3"]},

@@ -40,8 +40,14 @@ def _cases() -> dict[str, Problem]:
     for k, topology in enumerate(TOPOLOGIES):
         n_procs = 8 if topology == "fat-tree" else 4
         base = random_instance(
-            10, n_procs, topology=topology, n_order=2, n_isolation=2, affinity=0.2,
-            ccr=2.0, seed=300 + k,
+            10,
+            n_procs,
+            topology=topology,
+            n_order=2,
+            n_isolation=2,
+            affinity=0.2,
+            ccr=2.0,
+            seed=300 + k,
         )
         models = ["single-port"] + ([] if topology == "matrix" else ["contention"])
         for model in models:

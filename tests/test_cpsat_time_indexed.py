@@ -69,8 +69,16 @@ def test_the_ladder_stops_at_the_optimum(seed: int, scale: float, resolution: fl
     cost = np.rint(problem.cost[:, 0] * resolution).astype(np.int64)
     head, tail = time_indexed_windows(problem, cost, None, None, resolution)
     ladder = time_indexed_ladder(
-        problem, cost, processor_locations(problem), head, tail, 0, int(cost.sum()) + 1,
-        seconds=20, workers=1, seed=0,
+        problem,
+        cost,
+        processor_locations(problem),
+        head,
+        tail,
+        0,
+        int(cost.sum()) + 1,
+        seconds=20,
+        workers=1,
+        seed=0,
     )
     assert ladder.lower == ladder.makespan == round(optimum * resolution)
     assert validate(problem, ladder.schedule) == []

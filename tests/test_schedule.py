@@ -146,12 +146,20 @@ def test_makespan_is_optional_and_compared_like_every_time():
                                             r"is 5000000001166$"):  # fmt: skip
         Schedule.from_json(big)
     # A floating-point artefact keeps the relative slack.
-    artefact = {**GOOD, "makespan": 0.3, "tasks": [
-        {"id": "a", "processor": "p", "start": 0.1, "finish": 0.30000000000000004}]}
+    artefact = {
+        **GOOD,
+        "makespan": 0.3,
+        "tasks": [{"id": "a", "processor": "p", "start": 0.1, "finish": 0.30000000000000004}],
+    }
     assert Schedule.from_json(artefact).claimed_makespan == 0.3
     with pytest.raises(ScheduleError, match=r"^makespan: 0.3 but the largest finish is 0.31$"):
-        Schedule.from_json({**artefact, "makespan": 0.3, "tasks": [
-            {"id": "a", "processor": "p", "start": 0.1, "finish": 0.31}]})
+        Schedule.from_json(
+            {
+                **artefact,
+                "makespan": 0.3,
+                "tasks": [{"id": "a", "processor": "p", "start": 0.1, "finish": 0.31}],
+            }
+        )
     # Not checked on reading when asked: validate() reports it with the other faults.
     lax = Schedule.from_json(big, check_makespan=False)
     assert lax.claimed_makespan == 5000000001499 and lax.makespan == 5000000001166

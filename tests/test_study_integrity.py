@@ -159,8 +159,15 @@ def test_an_unknown_method_of_an_older_database_gives_no_analytic_bound(tmp_path
 def test_a_gap_against_an_optimum_of_zero_is_infinite_not_dropped():
     ex = {"kind": "exact", "status": "optimal", "certified": True, "makespan": 0.0,
           "lower_bound": 0.0, "label": "cpsat", "instance_key": "i"}  # fmt: skip
-    heuristic = {"kind": "heuristic", "status": "feasible", "certified": None,
-                 "makespan": 10.0, "lower_bound": 0.0, "label": "lmt", "instance_key": "i"}
+    heuristic = {
+        "kind": "heuristic",
+        "status": "feasible",
+        "certified": None,
+        "makespan": 10.0,
+        "lower_bound": 0.0,
+        "label": "lmt",
+        "instance_key": "i",
+    }
     ref = instance_references([ex, heuristic])
     assert ref["optimum"] == 0.0
     from exactsched.experiments.analysis import _degradation

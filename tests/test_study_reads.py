@@ -302,7 +302,9 @@ def test_rows_are_named_after_the_file_that_holds_them_now(capsys, tmp_path):
     assert "source" in EXPORT_COLUMNS
     status, out, _ = run(capsys, ["results", db, "--json"])
     assert status == 0 and {r["source"] for r in json.loads(out)} == {
-        str(f1.resolve()), str(f2.resolve())}
+        str(f1.resolve()),
+        str(f2.resolve()),
+    }
 
 
 # ---- finding 7: gantt names the keys it could mean -------------------------------------

@@ -54,8 +54,7 @@ def _doc(tasks, edges=(), network=None, processors=2, **extra):
         (_doc([("a", 1), ("b", 1)], [("a", "b", 0.3)], {"bandwidth": 3}), 10.0),
         (_doc([("a", 1), ("b", 1)], [("a", "b", 1)], {"bandwidth": 3}), None),  # 1/3
         # One processor: no message travels, so the unit's 9 + 2 places never count.
-        (_doc([("a", 0.1), ("b", 0.2)], [("a", "b", 1e-9)], {"bandwidth": 4}, processors=1),
-         10.0),
+        (_doc([("a", 0.1), ("b", 0.2)], [("a", "b", 1e-9)], {"bandwidth": 4}, processors=1), 10.0),
         # 1.1 + 8e-17 is the float 1.1, but the exact unit has 17 places (an audit).
         (_doc([("a", 2.2), ("b", 1)], [("a", "b", 1.1)], {"latency": 8e-17}), None),
         (

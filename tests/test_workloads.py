@@ -177,10 +177,16 @@ def test_dot_subset_features():
         ("digraph {\n a:p1 -> b;\n}", r"dot:2: ports"),
         ("digraph {\n a [Weight=1;\n}", r"dot:3: expected an attribute name or '\]'"),
         ("digraph {\n a [Weight=1] ! \n}", r"dot:2: unexpected character '!'"),
-        ("digraph {\n a [Weight=1e3];\n}", r"dot:2: unexpected character '1' in '1e3' \(a DOT "
-         r"number has no exponent: quote it"),
-        ("digraph {\n a [Weight=\"1e-400\"];\n}", r"dot:2: node 'a': Weight: the number 1e-400 "
-         r"is below the smallest positive float .* would read as 0"),
+        (
+            "digraph {\n a [Weight=1e3];\n}",
+            r"dot:2: unexpected character '1' in '1e3' \(a DOT "
+            r"number has no exponent: quote it",
+        ),
+        (
+            'digraph {\n a [Weight="1e-400"];\n}',
+            r"dot:2: node 'a': Weight: the number 1e-400 "
+            r"is below the smallest positive float .* would read as 0",
+        ),
         ("digraph {\n}", r"dot:1: the graph has no nodes"),
         ("digraph { a [Weight=1]; }\n extra", r"dot:2: unexpected 'extra' after the graph"),
         ("digraph {\n a[Weight=1]; b[Weight=1];\n a -> b; b -> a;\n}", r"cycle"),

@@ -32,8 +32,7 @@ def run(capsys, *argv):
 
 def test_dot_names_of_unicode_digits_read_back():
     text = (
-        'digraph { "\u00b2" [Weight=1]; "\u00b3" [Weight=2]; '
-        '"\u00b2" -> "\u00b3" [Weight=1]; }\n'
+        'digraph { "\u00b2" [Weight=1]; "\u00b3" [Weight=2]; "\u00b2" -> "\u00b3" [Weight=1]; }\n'
     )
     problem = read_dot(text, platform="fully-connected:2")
     assert problem.task_ids == ("\u00b2", "\u00b3")

@@ -231,6 +231,13 @@ def test_convert_keeps_order_pairs_and_says_what_it_drops(capsys, tmp_path):
     assert status == 0
     assert "stg: 1 of 3 tasks get one rounded mean cost" in err
     assert "stg: the data of 1 edges dropped" in err and "stg: 1 isolation pairs dropped" in err
-    status, _, err = run(capsys, "convert", tmp_path / "o.dot", "--platform", "fully-connected:2",
-                         "-o", tmp_path / "again.json")
+    status, _, err = run(
+        capsys,
+        "convert",
+        tmp_path / "o.dot",
+        "--platform",
+        "fully-connected:2",
+        "-o",
+        tmp_path / "again.json",
+    )
     assert status == 0 and "warning" not in err  # JSON holds everything
