@@ -8,7 +8,9 @@ with ``direction="downward"``, by increasing downward rank) under any
 weighting of :data:`heuristics.ranking.WEIGHTINGS`, then taken from a ready
 list (highest priority first, ties lowest task index) and put on the
 processor giving the least earliest finish time (ties lowest processor index),
-in the first idle gap that fits (insertion-based policy).
+in the first idle gap that fits (insertion-based policy). The paper breaks
+ties at random (sec. 4.1); the index rule makes every run repeatable and
+gives the paper's order and Fig. 4(a) schedule on its example.
 
 The whole model is honoured through the shared engine :mod:`heuristics.eft`:
 affinity (only allowed processors), order pairs (precedence without data),

@@ -79,9 +79,11 @@ Generalisation to the networked model, and readings of the paper
   "always chooses the resource with the smallest EFT unless by doing so we
   expect to increase the earliest possible time at which all child tasks can
   be completed", and the authors' simulator [3]_ compares ``s_m`` with the
-  difference of the child terms only; both mean ``E(Ch|p_m) < E(Ch|p_f)``.
-  That is the default (``condition="expected"``); ``condition="printed"``
-  applies eq. (12) as printed.
+  difference of the child terms only; both keep ``p_m`` when
+  ``E(Ch|p_m) < E(Ch|p_f)`` and leave it when ``E(Ch|p_m) > E(Ch|p_f)``. On
+  a tie the text would keep ``p_m`` (no increase) and the simulator moves
+  to ``p_f`` (its test is strict); the default (``condition="expected"``)
+  follows the simulator. ``condition="printed"`` applies eq. (12) as printed.
 * Affinity. OFT is ``inf`` on disallowed processors, and the OFT ratio of
   eq. (9) is taken over allowed processors. A ratio ``0 / 0`` (zero-cost
   task with zero-cost ancestry everywhere) counts 1; ``x / 0`` with ``x > 0``
@@ -292,7 +294,8 @@ def hoft_select(
     condition : {"expected", "printed"}
         When to keep the least-EFT processor ``p_m`` over ``p_f``, the least-EFT
         processor among the task's fastest ones: ``"expected"`` (default) when
-        ``E(Ch|p_m) < E(Ch|p_f)``, as the text and the reference simulator do;
+        ``E(Ch|p_m) < E(Ch|p_f)``, as the reference simulator does (a tie
+        goes to ``p_f``);
         ``"printed"`` when ``s_m > E(Ch|p_m) - E(Ch|p_f)``, eq. (12) as printed.
     child_processor : {"paper", "other", "any"}
         Where the children are expected to run, see :func:`child_estimates`.
