@@ -745,6 +745,38 @@ def check_output(
             longest = 255
         if len(os.fsencode(name)) > longest:
             raise MethodError(f"{option}: file name too long (at most {longest} bytes)")
+    _probe_write(path, option, folder)
+
+
+def _probe_write(path: str, option: str, folder: bool) -> None:
+    """Write to where the output will go, so a full disk fails before the work.
+
+    A character device (``/dev/full``, ``/dev/null``, a terminal) takes an
+    empty write, which reports a full device and shows nothing; anywhere else a
+    one-byte file is made and removed in the output's folder (a full or
+    read-only file system, ``/proc``). A named pipe is not probed: opening it
+    would wait for a reader.
+    """
+    import tempfile
+
+    try:
+        if os.path.exists(path) and stat.S_ISCHR(os.stat(path).st_mode):
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            try:
+                os.write(fd, b"")
+            finally:
+                os.close(fd)
+            return
+        if os.path.exists(path) and not (os.path.isfile(path) or os.path.isdir(path)):
+            return  # a named pipe: written, or refused, when the result is ready
+        where = path if folder and os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".exactsched-probe-") as fh:
+            fh.write(b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise MethodError(f"{option} {path}: cannot write: {reason}") from None
 
 
 def _check_writable(path: str) -> None:

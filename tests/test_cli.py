@@ -255,7 +255,11 @@ def test_output_into_a_missing_folder_is_refused_before_solving(capsys, tmp_path
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("json_flag", [False, True])
-def test_output_on_a_full_disk_still_prints_the_result(capsys, json_flag):
+def test_output_on_a_disk_that_fills_during_the_run_still_prints_the_result(
+    capsys, monkeypatch, json_flag
+):
+    # The probe before the run passes (the disk had room then); the write fails.
+    monkeypatch.setattr("exactsched.cli._probe_write", lambda *args: None)
     argv = ["solve", EXAMPLE, "-m", "heft", "--output", "/dev/full"]
     status, out, err = run(capsys, *argv, *(["--json"] if json_flag else []))
     assert status == 2
@@ -264,6 +268,13 @@ def test_output_on_a_full_disk_still_prints_the_result(capsys, json_flag):
         assert json.loads(out)["makespan"] == 80
     else:
         assert "makespan    80" in out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_on_a_full_disk_is_refused_before_the_run(capsys):
+    status, out, err = run(capsys, "solve", EXAMPLE, "-m", "cpsat", "--output", "/dev/full")
+    assert status == 2 and out == ""
+    assert err == "exactsched: error: --output /dev/full: cannot write: No space left on device\n"
 
 
 def test_lone_surrogate_in_a_task_id(capsys, tmp_path):

@@ -164,6 +164,19 @@ def test_bad_outputs(capsys, files, argv, target):
     assert target != "full-disk" or "No space left" in err or "expected a" in err, err
 
 
+@needs_dev_full
+@pytest.mark.parametrize("option", ["--report", "--plots"])
+def test_an_output_that_cannot_be_written_stops_a_study_before_it_runs(capsys, tmp_path, option):
+    # An outside audit: the study ran to the end and only then failed to write.
+    target = "/dev/full" if option == "--report" else "/proc/exactsched-plots"
+    db = tmp_path / "s.sqlite"
+    argv = ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "-q"]
+    status, _, err = run(capsys, [*argv, "--db", str(db), option, target])
+    assert_one_line(status, err)
+    assert f"{option} {target}: cannot write" in err
+    assert not db.exists()  # nothing ran
+
+
 PLOTS_CASES = [
     ["results", "{db}", "--plots", "{target}"],
     ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "-q", "--plots", "{target}"],

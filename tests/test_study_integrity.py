@@ -276,3 +276,74 @@ def test_an_absurd_time_limit_is_not_an_internal_error(capsys):
     assert main(["compare", str(TOPCUOGLU), "--methods", "heft", "--exact", "none",
                  "-j", "1", "-t", "1e300", "-q"]) == 0  # fmt: skip
     assert "internal error" not in capsys.readouterr().err
+
+
+_BASE = {
+    "format": "exactsched/instance@1",
+    "platform": {"processors": [{"id": "p0"}, {"id": "p1"}]},
+    "tasks": [{"id": "a", "cost": [2, 3]}, {"id": "b", "cost": [4, 1.5]}],
+    "edges": [{"src": "a", "dst": "b", "data": 3}],
+}
+
+
+def _respelt(**changes: object) -> dict:
+    doc = json.loads(json.dumps(_BASE))
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node = doc
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
+        node[int(last) if isinstance(node, list) else last] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"tasks__0__cost": [2.0, 3.0]},
+        {"tasks__0__cost": [2e0, 3e0]},
+        {"platform__network__bandwidth": 1},
+        {"platform__network__bandwidth": 1.0},
+        {"platform__network__latency": 0},
+        {"platform__network__topology": "fully-connected"},
+        {"platform__network__communication": "delay", "platform__network__duplex": False},
+        {"platform__processors__0__type": "default"},
+        {"edges__0__data": 3.0},
+        {"order": [], "isolation": []},
+    ],
+    ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()),
+)
+def test_one_instance_spelt_two_ways_is_one_key(changes):
+    # An outside audit: "bandwidth": 1.0 against 1 made two instances of one, so
+    # a study counted it twice in every mean and win count.
+    base, respelt = load_instance(_BASE), load_instance(_respelt(**changes))
+    assert instance_key(respelt) == instance_key(base)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"tasks__0__cost": [2, 3.5]},
+        {"platform__network__bandwidth": 2},
+        {"platform__network__latency": 1e-9},
+        {"platform__processors__0__type": "cpu"},
+        {"edges__0__data": 0},
+        {"order": [["a", "b"]]},
+        {"platform__network__communication": "single-port"},
+    ],
+    ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()),
+)
+def test_another_instance_is_another_key(changes):
+    base, other = load_instance(_BASE), load_instance(_respelt(**changes))
+    assert instance_key(other) != instance_key(base)
+
+
+def test_a_study_of_two_spellings_counts_one_instance(tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    (tmp_path / "x" / "a.json").write_text(json.dumps(_BASE))
+    (tmp_path / "y" / "a.json").write_text(json.dumps(_respelt(tasks__0__cost=[2.0, 3.0])))
+    out = _sweep([tmp_path / "x", tmp_path / "y"], tmp_path / "s.sqlite", methods="heft")
+    rows = load_rows(str(tmp_path / "s.sqlite"))
+    assert len({r["instance_key"] for r in rows}) == 1
+    assert out is not None

@@ -28,6 +28,7 @@ __all__ = [
     "describe",
     "INSTANCE_SUFFIXES",
     "canonical_json",
+    "canonical_document",
     "file_key",
 ]
 
@@ -129,9 +130,89 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return unique
 
 
+#: Network keys whose documented default may be written out or left out alike.
+_NETWORK_DEFAULTS: dict[str, Any] = {
+    "topology": "fully-connected",
+    "latency": 0,
+    "bandwidth": 1,
+    "communication": "delay",
+}
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    # ``2.0`` and ``2`` are one number to every reader (costs are floats), so
+    # they must be one key; integers are never turned into floats (an integer
+    # beyond 2**53 would lose digits).
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(v) for v in value]
+    return value
+
+
+def canonical_document(problem: Problem) -> dict[str, Any]:
+    """The instance document in one spelling per content.
+
+    Two documents the reader takes for the same instance get the same
+    spelling: an integral number written ``2.0``, ``2e0`` or ``2``; a default
+    written out or left out (``latency`` 0, ``bandwidth`` 1, ``communication``
+    ``"delay"``, ``duplex`` under ``delay`` where it is ignored, a fat tree's
+    ``arity`` 2, a processor ``type`` ``"default"``, an edge's ``data`` 0,
+    empty ``edges``, ``order`` and ``isolation`` lists); a platform preset
+    and the platform it stands for. Everything that can change an answer
+    (the order of tasks, processors and edges, which a tie-break reads; the
+    form of a cost) is kept as written.
+
+    Examples
+    --------
+    >>> from exactsched import load_instance
+    >>> doc = {"format": "exactsched/instance@1", "tasks": [{"id": "a", "cost": 2.0}],
+    ...        "platform": {"processors": [{"id": "p", "type": "default"}],
+    ...                     "network": {"topology": "fully-connected", "bandwidth": 1.0}},
+    ...        "edges": []}
+    >>> canonical_document(load_instance(doc))
+    {'format': 'exactsched/instance@1', 'tasks': [{'id': 'a', 'cost': 2}], \
+'platform': {'processors': [{'id': 'p'}]}}
+    """
+    from exactsched.instance import _expand_preset
+
+    doc = _integral_floats_as_ints(problem.to_json())
+    platform = _integral_floats_as_ints(_expand_preset(doc["platform"]))
+    processors = [
+        {k: v for k, v in proc.items() if not (k == "type" and v == "default")}
+        for proc in platform["processors"]
+    ]
+    network = dict(platform.get("network") or {})
+    for key, default in _NETWORK_DEFAULTS.items():
+        if key in network and network[key] == default and type(network[key]) is type(default):
+            del network[key]
+    if network.get("communication", "delay") == "delay":
+        network.pop("duplex", None)  # ignored under delay (docs/instance-format.md)
+    elif network.get("duplex") is True:
+        del network["duplex"]
+    if network.get("topology") == "fat-tree" and network.get("arity") == 2:
+        del network["arity"]
+    doc["platform"] = {"processors": processors, **({"network": network} if network else {})}
+    if "edges" in doc:
+        doc["edges"] = [
+            {k: v for k, v in edge.items() if not (k == "data" and v == 0)}
+            for edge in doc["edges"]
+        ]
+    for key in ("edges", "order", "isolation"):
+        if key in doc and not doc[key]:
+            del doc[key]
+    return doc
+
+
 def canonical_json(problem: Problem) -> str:
-    """The instance document as compact JSON with sorted keys (one text per content)."""
-    return json.dumps(problem.to_json(), sort_keys=True, separators=(",", ":"))
+    """The instance document as compact JSON with sorted keys (one text per content).
+
+    The text of :func:`canonical_document`: a study stores it, and
+    :func:`instance_key` hashes it.
+    """
+    return json.dumps(canonical_document(problem), sort_keys=True, separators=(",", ":"))
 
 
 def instance_key(problem: Problem) -> str:
@@ -146,7 +227,7 @@ def instance_key(problem: Problem) -> str:
     >>> instance_key(a) == instance_key(b)
     True
     """
-    doc = problem.to_json()
+    doc = canonical_document(problem)
     doc.pop("name", None)
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:20]
