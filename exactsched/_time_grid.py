@@ -16,8 +16,10 @@ sum may be an ulp off) and every hop count stands for a decimal of at most
 below ``2**46``, so the few roundings of one computed time (each at most an ulp,
 1/64 of a step) stay far below half a grid step. Integer data need no rounding
 (their sums are exact below ``2**53``) and get None, as do data off any such
-grid, which keep their plain float sums, and the single-port and contention
-models.
+grid, which keep their plain float sums. Under the single-port and contention
+models every stage of a message lasts ``weight * unit`` (a fat tree's links weigh
+``1/2``), so the weights' places count too, and message times are rounded
+like task times (``heuristics._contention``, :meth:`exactsched.Schedule.from_arrays`).
 
 A different question from :mod:`models._grid`, which decides, for certification,
 how far apart two makespans must be to differ (up to 12 places, with its own
@@ -104,10 +106,9 @@ def _unit_places(problem: Problem) -> int | None:
 def time_resolution(problem: Problem) -> float | None:
     """Grid units per time unit (``10.0**k``) of ``problem``'s schedule times, or None.
 
-    None on integer data (exact already), on data that no decimal grid of at
-    most :data:`MAX_PLACES` places holds (module docstring) and under the
-    single-port and contention models (message times are not rounded). Cached
-    per problem.
+    None on integer data (exact already) and on data that no decimal grid of
+    at most :data:`MAX_PLACES` places holds (module docstring). Cached per
+    problem.
 
     Examples
     --------
@@ -126,10 +127,12 @@ def time_resolution(problem: Problem) -> float | None:
 
 
 def _time_resolution(problem: Problem) -> float | None:
-    if problem.communication != "delay":
-        return None  # messages queued on ports and links keep their own float times
     cost = np.asarray(problem.cost, dtype=float)
     hops = np.unique(np.asarray(problem.hops, dtype=float))
+    if problem.communication != "delay":  # a stage lasts weight * unit
+        everyone = range(problem.n_processors)
+        weights = problem.routing.stage_weights(everyone, everyone)
+        hops = np.union1d(hops, np.asarray(weights, dtype=float))
     k_cost, k_unit, k_hops = _common_places(cost), _unit_places(problem), _common_places(hops)
     if k_cost is None or k_unit is None or k_hops is None:
         return None

@@ -121,7 +121,7 @@ class Schedule(Mapping[str, Placement]):
         """Build a schedule from per-task processor indices and start times.
 
         Finish times are ``start + cost`` on the chosen processor. On decimal data
-        starts and finishes are rounded to the data's grid
+        starts and finishes (and the times of ``messages``) are rounded to the data's grid
         (:func:`exactsched._time_grid.snap`: ``0.2 + 0.1`` finishes at ``0.3``), which
         keeps a valid schedule valid: rounding to the nearest grid value never
         reverses an order and commutes with adding a cost or a delay, which lie on
@@ -134,6 +134,8 @@ class Schedule(Mapping[str, Placement]):
         grid = time_resolution(problem)
         begin = snap(np.asarray(start, dtype=float), grid)
         end = snap(begin + problem.cost[np.arange(problem.n_tasks), proc], grid)
+        if grid is not None and messages:
+            messages = [_snap_message(m, grid) for m in messages]
         return cls(
             {
                 task: Placement(problem.proc_ids[p], _tidy(s), _tidy(f))
@@ -341,3 +343,15 @@ def _tidy(value: float) -> float | int:
         except OverflowError:  # beyond the float range: the exact integer
             return value
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
+def _snap_message(message: Any, grid: float) -> Any:
+    """``message`` with every time rounded to the data's grid (``_time_grid.snap``)."""
+    from exactsched._time_grid import snap
+    from exactsched.messages import LinkTime, Message
+
+    def t(value: float) -> float | int:
+        return _tidy(snap(float(value), grid))
+
+    links = tuple(LinkTime(k.link, t(k.start), t(k.finish)) for k in message.links)
+    return Message(message.src, message.dst, t(message.start), t(message.finish), links)

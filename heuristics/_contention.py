@@ -45,10 +45,17 @@ Tentative = dict[int, list[tuple[float, float]]]
 class MessageNetwork:
     """The busy intervals of every port or link, and the booked messages."""
 
-    __slots__ = ("problem", "routing", "n_edges", "starts", "ends", "booked", "in_arcs", "_rt")
+    __slots__ = (
+        "problem", "routing", "n_edges", "starts", "ends", "booked", "in_arcs", "_rt", "_grid"
+    )  # fmt: skip
 
     def __init__(self, problem: Problem) -> None:
+        from exactsched._time_grid import time_resolution
+
         self.problem = problem
+        # On decimal data every stage starts and ends on the data's grid: times are
+        # rounded to it (0.1 + 0.2 ends at 0.3, as the validator reads it).
+        self._grid = time_resolution(problem)
         self.routing = problem.routing
         self.n_edges = len(problem.edge_src)
         self.starts: dict[int, list[float]] = {}
@@ -70,7 +77,7 @@ class MessageNetwork:
     def copy(self) -> MessageNetwork:
         other = object.__new__(MessageNetwork)
         other.problem, other.routing, other.n_edges = self.problem, self.routing, self.n_edges
-        other.in_arcs, other._rt = self.in_arcs, self._rt
+        other.in_arcs, other._rt, other._grid = self.in_arcs, self._rt, self._grid
         other.starts = {k: list(v) for k, v in self.starts.items()}
         other.ends = {k: list(v) for k, v in self.ends.items()}
         other.booked = dict(self.booked)
@@ -156,14 +163,15 @@ class MessageNetwork:
             return ready
         remote.sort(key=lambda item: (item[0], item[1]))
         tentative: Tentative = {}
+        grid = self._grid
         for f, a, p, u, route in remote:
             r = f
             times = []
             for res, weight, _ in route:
-                dur = weight * u
+                dur = weight * u if grid is None else round(weight * u * grid) / grid
                 if dur > 0:
                     s = self._slot(res, r, dur, tentative)
-                    end = s + dur
+                    end = s + dur if grid is None else round((s + dur) * grid) / grid
                     for k in res:
                         tentative.setdefault(k, []).append((s, end))
                 else:
@@ -178,6 +186,11 @@ class MessageNetwork:
 
     def _slot(self, res: tuple[int, ...], r: float, dur: float, tentative: Tentative) -> float:
         """Earliest ``t >= r`` with ``[t, t + dur)`` free on every resource of ``res``."""
+        grid = self._grid
+
+        def end(t: float) -> float:  # t + dur, on the grid when there is one
+            return t + dur if grid is None else round((t + dur) * grid) / grid
+
         if len(res) == 1 and not tentative:  # the common case: one link, nothing tentative
             starts = self.starts.get(res[0])
             if not starts:
@@ -186,7 +199,7 @@ class MessageNetwork:
             i = bisect_right(ends, r)
             n = len(starts)
             t = r
-            while i < n and starts[i] < t + dur:
+            while i < n and starts[i] < end(t):
                 t = ends[i]
                 i += 1
             return t
@@ -200,12 +213,12 @@ class MessageNetwork:
                     ends = self.ends[k]
                     i = bisect_right(ends, t)  # the first interval ending after t
                     n = len(starts)
-                    while i < n and starts[i] < t + dur:
+                    while i < n and starts[i] < end(t):
                         t = ends[i]  # intervals are disjoint and sorted: jump past it
                         moved = True
                         i += 1
                 for s, f in tentative.get(k, ()):
-                    if s < t + dur and t < f:
+                    if s < end(t) and t < f:
                         t = f
                         moved = True
         return t

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from exactsched import Problem, parse_instance, solve, validate
+from exactsched import Problem, load_instance, parse_instance, solve, validate
 from exactsched._time_grid import snap, time_resolution
 from heuristics.eft import ScheduleBuilder, list_schedule
 from models._ordering_cost import batch_makespans
@@ -71,10 +71,44 @@ def test_time_resolution(doc, resolution):
     assert time_resolution(parse_instance(doc)) == resolution
 
 
-def test_no_grid_under_message_contention():
+def test_the_grid_under_ports_and_links_counts_the_stage_weights():
     p = Problem.from_lists([[0.1, 0.2], [0.3, 0.1]], [(0, 1, 0.5)])
     assert time_resolution(p) == 10.0
-    assert time_resolution(p.with_communication("contention")) is None
+    assert time_resolution(p.with_communication("contention")) == 10.0
+    assert time_resolution(p.with_communication("single-port")) == 10.0
+    # A fat tree's lowest links weigh 1/2: a stage of 0.1 data lasts 0.05.
+    tree = Problem.from_lists(
+        [[0.1] * 4, [0.2] * 4], [(0, 1, 0.1)], n_processors=4, network={"topology": "fat-tree"}
+    )
+    assert time_resolution(tree) == 10.0
+    assert time_resolution(tree.with_communication("contention")) == 100.0
+
+
+@pytest.mark.parametrize("model", ["contention", "single-port"])
+@pytest.mark.parametrize("method", ["cpsat", "bruteforce", "heft"])
+def test_message_models_write_the_exact_decimal(model, method):
+    # An outside audit: under ports and links every method wrote float sums,
+    # and cpsat certified 0.30000000000000004 (and 0.6499999999999999 for 0.65).
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {
+            "processors": [{"id": "p0"}, {"id": "p1"}],
+            "network": {"communication": model, "latency": 0.3},
+        },
+        "tasks": [{"id": "a", "cost": [0.1, 0.7]}, {"id": "b", "cost": [0.2, 0.05]},
+                  {"id": "c", "cost": [1.1, 0.3]}],
+        "edges": [{"src": "a", "dst": "b", "data": 0.25}, {"src": "a", "dst": "c", "data": 0.7},
+                  {"src": "b", "dst": "c", "data": 0.3}],
+    }  # fmt: skip
+    p = load_instance(doc)
+    kw = {"time_limit": 10, "workers": 1} if method != "heft" else {}
+    result = solve(p, method, **kw)
+    assert validate(p, result.schedule) == []
+    sched = result.schedule
+    times = [t for task in sched for t in (sched[task].start, sched[task].finish)]
+    for m in result.schedule.messages:
+        times += [m.start, m.finish, *(t for k in m.links for t in (k.start, k.finish))]
+    assert all(len(repr(float(t))) <= 6 for t in times), times  # 0.35, never 0.35000000000000003
 
 
 def test_snap_gives_the_float_of_the_decimal():
