@@ -6,10 +6,15 @@ Contract
 as ``etf``. At every step the earliest start time of every ready task on every
 candidate processor is considered and the pair of **earliest start** is
 scheduled ([1]_; slide 10 of [2]_, as compared by [3]_). Ties: the task of
-larger bottom level (the static level of [1]_, computed as in
-:mod:`heuristics.bl_est`), then the lower task index; among the processors
+larger bottom level, then the lower task index; among the processors
 where that task starts earliest, the one of least cost (least finish time),
-then the lowest index.
+then the lowest index. Two readings differ from [1]_ and are deliberate:
+the bottom level is that of :mod:`heuristics.bl_est` (mean costs and mean
+communication, the ``bl`` of [2]_), where Hwang et al.'s static level counts
+execution times only; and a task may be inserted into an idle gap
+(``insertion=True``, as every list scheduler here), where [1]_ starts it
+after the processor's last task (``insertion=False``, which the ETF step of
+:mod:`heuristics.dsc_glb_etf` uses by default).
 
 Heterogeneous, networked model
 ------------------------------
