@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from exactsched._time_grid import snap, time_resolution
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
@@ -120,9 +121,13 @@ def dls(problem: Problem, *, insertion: bool = False) -> Schedule:
     """
     level = static_level(problem)
     delta = median_cost(problem)[:, None] - problem.cost  # -inf outside affinity
+    # On decimal data a median halves a sum of two costs, so every dynamic level
+    # is a multiple of half a grid step: rounded to it, exact ties stay ties.
+    grid = time_resolution(problem)
+    half_steps = None if grid is None else 2 * grid
 
     def pick(tasks: np.ndarray, est: np.ndarray) -> tuple[int, int]:
-        dl = level[tasks, None] - est + delta[tasks]
+        dl = snap(level[tasks, None] - est + delta[tasks], half_steps)
         row, col = np.unravel_index(int(np.argmax(dl)), dl.shape)
         return int(row), int(col)
 

@@ -57,3 +57,17 @@ def test_random_instances(insertion):
         assert validate(p, s) == [] and dls(p, insertion=insertion) == s
         assert np.isfinite(s.makespan)
     assert solve(p, "dls").makespan == dls(p).makespan
+
+
+def test_exact_ties_of_decimal_dynamic_levels_go_to_the_lower_task():
+    # An outside audit: DLs compared as raw floats. After t1 on p0, t0 on p0,
+    # t2 on p0 and t3 on p1 all have DL exactly 0.5, but the float sums made
+    # t2's the largest; the documented tie rule takes t0.
+    p = Problem.from_lists(
+        [[0.1, 0.6], [0.1, 0.6], [0.2, 0.6], [0.7, 0.2]], [(1, 3, 0.1)], n_processors=2
+    )
+    s = dls(p)
+    assert validate(p, s) == []
+    assert [(s[t].processor, s[t].start) for t in p.task_ids] == [
+        ("p0", 0.1), ("p0", 0), ("p0", 0.2), ("p1", 0.2)
+    ]  # fmt: skip
