@@ -128,11 +128,7 @@ def time_resolution(problem: Problem) -> float | None:
 
 def _time_resolution(problem: Problem) -> float | None:
     cost = np.asarray(problem.cost, dtype=float)
-    hops = np.unique(np.asarray(problem.hops, dtype=float))
-    if problem.communication != "delay":  # a stage lasts weight * unit
-        everyone = range(problem.n_processors)
-        weights = problem.routing.stage_weights(everyone, everyone)
-        hops = np.union1d(hops, np.asarray(weights, dtype=float))
+    hops = problem.delay_multiples  # under ports and links a stage lasts weight * unit
     k_cost, k_unit, k_hops = _common_places(cost), _unit_places(problem), _common_places(hops)
     if k_cost is None or k_unit is None or k_hops is None:
         return None

@@ -9,13 +9,14 @@ contention optima of 12-15 tasks end optimal and certified by this witness.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
-from exactsched import Problem, Status, solve, validate
+from exactsched import Problem, Status, load_instance, solve, validate
 from exactsched.generators import random_instance
 from models._grid import data_grid
 from models._refute_comm import WITNESS, comm_resolution, refute_messages
@@ -97,16 +98,18 @@ def test_heft_claim_called_optimal_is_caught():
 
 
 def test_a_claim_half_a_unit_too_long_is_caught():
-    # 73 is a whole step of the data grid above nothing, but 72.5 is valid: a claim of
-    # 73 must not be certified (the stage grid is in halves).
+    # 72.5 is valid: a claim of 73 must not be certified (the stage grid is in
+    # halves). The data grid counts the stage weights itself (session 16: an audit
+    # found the brute force rounding its bounds to whole units there).
     problem = build("fat-tree-4").with_communication("contention")
     grid = data_grid(problem)
+    assert grid.kind == "decimal" and not problem.is_integral
     fine = comm_resolution(problem)
-    assert fine == 2 * grid.resolution
-    assert _shorter(72.5, 73, grid, fine) and not _shorter(72.5, 73, grid)
+    assert fine == grid.resolution
+    assert _shorter(72.5, 73, grid, fine) and _shorter(72.5, 73, grid)
     assert not _shorter(73, 73, grid, fine)
     referee = solve(problem, "bruteforce", time_limit=60, certify=False)
-    assert refute_messages(problem, 145, fine).outcome == "found"
+    assert refute_messages(problem, int(72.5 * fine), fine).outcome == "found"
     bumped = replace(referee, method="cpsat")
     for witness in ("bruteforce", WITNESS):
         result = certify(problem, bumped, witnesses=[witness], time_limit=30)
@@ -130,3 +133,43 @@ def test_cpsat_contention_optima_are_certified(topology, n_procs, n):
         assert validate(problem, result.schedule) == []
         assert result.status is Status.OPTIMAL
         assert result.certified and WITNESS in result.certified_by
+
+
+# An outside audit (session 16): the brute force rounded its bounds up to whole units
+# on integer data, but a fat tree's lowest links weigh 1/2, and the optimum 5.5 needs
+# a message to wait at a switch; it claimed 6, and as a witness certified a claim of 6.
+FAT_TREE_HALVES = {
+    "format": "exactsched/instance@1",
+    "platform": {
+        "processors": [{"id": "p0"}, {"id": "p1"}, {"id": "p2"}, {"id": "p3"}],
+        "network": {"topology": "fat-tree", "communication": "contention", "duplex": False},
+    },
+    "tasks": [
+        {"id": "a", "cost": 0, "processors": ["p3"]},
+        {"id": "b", "cost": 1, "processors": ["p1"]},
+        {"id": "c", "cost": 1, "processors": ["p0"]},
+        {"id": "e", "cost": 1, "processors": ["p0"]},
+    ],
+    "edges": [
+        {"src": "a", "dst": "b", "data": 1},
+        {"src": "a", "dst": "c", "data": 1},
+        {"src": "a", "dst": "e", "data": 2},
+    ],
+}
+
+
+@pytest.mark.parametrize("duplex", [False, True])
+def test_the_brute_force_finds_a_half_unit_optimum_on_integer_data(duplex):
+    doc = json.loads(json.dumps(FAT_TREE_HALVES))
+    doc["platform"]["network"]["duplex"] = duplex
+    problem = load_instance(doc)
+    assert not problem.is_integral
+    for method, certified in (("bruteforce", False), ("cpsat", True)):
+        result = solve(problem, method, time_limit=20, workers=1, seed=0, certify=certified)
+        assert validate(problem, result.schedule) == []
+        assert (result.status.value, result.makespan) == ("optimal", 5.5)
+    six = solve(problem, "cpop")  # a valid schedule half a unit too long
+    assert six.makespan == 6
+    claim = replace(six, method="cpsat", status=Status.OPTIMAL, lower_bound=6)
+    checked = certify(problem, claim, witnesses=["bruteforce"], time_limit=20)
+    assert not checked.certified
