@@ -548,9 +548,11 @@ def _bounds_within(problem: Problem, seconds: float | None) -> tuple[dict[str, f
         "precedence_load": precedence_load_bound(problem),
     }
     values = _less_noise(problem, values)
-    # Its windows are only sound below a proven bound: start from the others.
-    values["energetic"] = energetic_bound(problem, start=max(values.values()))
-    return _less_noise(problem, values), complete
+    # Its windows are only sound below a proven bound: start from the others. Each
+    # value is taken down by its float noise once (here), never again.
+    energetic = energetic_bound(problem, start=max(values.values()))
+    values["energetic"] = _less_noise(problem, {"energetic": energetic})["energetic"]
+    return values, complete
 
 
 def _less_noise(problem: Problem, values: dict[str, float]) -> dict[str, float]:
@@ -575,10 +577,10 @@ def lower_bound(problem: Problem) -> float:
 
 
 def _lower_bound(problem: Problem) -> float:
-    return _best(problem, max(lower_bounds(problem).values()))
+    return _best(problem, max(lower_bounds(problem).values()), less_noise=False)
 
 
-def _best(problem: Problem, best: float) -> float:
+def _best(problem: Problem, best: float, *, less_noise: bool = True) -> float:
     """``best``, rounded up on integer data (less the float noise of its sums).
 
     The sums of integer data are exact floats while every time of a schedule stays
@@ -586,6 +588,9 @@ def _best(problem: Problem, best: float) -> float:
     session 14: costs near 2**52 on 4 processors gave the load bound K + 0.5 for an
     optimum of K, and the ceiling K + 1 was reported as a certified optimum), so
     the noise of ``4 n + 2`` roundings is taken off first.
+
+    ``less_noise=False`` for a value of :func:`lower_bounds`, whose noise is
+    taken off already.
 
     Examples
     --------
@@ -599,7 +604,7 @@ def _best(problem: Problem, best: float) -> float:
     if not problem.is_integral:
         return best
     noise = 1e-6
-    if not _sums_exact(problem):
+    if less_noise and not _sums_exact(problem):
         noise = max(noise, (4 * problem.n_tasks + 2) * math.ulp(abs(best)))
     return int(math.ceil(best - noise))
 
@@ -679,7 +684,7 @@ def lower_bound_within(problem: Problem, seconds: float | None) -> tuple[float, 
     budget = max(0.25 * seconds, seconds - 0.5)
     if lp + ocp <= budget:
         values, complete = _bounds_within(problem, budget - (lp - path_seconds) - ocp)
-        best = _best(problem, max(values.values()))
+        best = _best(problem, max(values.values()), less_noise=False)
         if complete:
             cache["lower_bounds"] = values
             cache["lower_bound"] = best

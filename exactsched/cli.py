@@ -478,7 +478,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         "diameter": json_number(topology.diameter()),
         "latency": json_number(problem.latency),
         "bandwidth": json_number(problem.bandwidth),
-        "ccr": round(problem.ccr(), 6),
+        "ccr": json_number(problem.ccr()),  # every digit: a CCR of 1e-9 is not 0
         "integral": problem.is_integral,
         "minimal_serial_time": json_number(mst) if mst != float("inf") else None,
         "lower_bounds": {k: json_number(v) for k, v in lower_bounds(problem).items()},
@@ -500,10 +500,10 @@ def _cmd_info(args: argparse.Namespace) -> int:
         f"latency {doc['latency']}, bandwidth {doc['bandwidth']}, "
         f"{doc['communication']}{'' if doc['duplex'] else ' (half duplex)'} communication"
     )
-    print(f"CCR             {doc['ccr']:.4g}")
+    print(f"CCR             {problem.ccr():.4g}")
     print(f"integral data   {'yes' if doc['integral'] else 'no'}")
     serial = doc["minimal_serial_time"]
-    shown = "n/a: no processor may run every task" if serial is None else serial
+    shown = "n/a: no processor may run every task" if serial is None else number_text(serial)
     print(f"min serial time {shown}")
     skipped = _path_load_skipped(problem)
     bounds = ", ".join(
@@ -721,6 +721,7 @@ def check_output(
         if os.path.isdir(path):
             if not os.access(path, os.W_OK):
                 raise MethodError(f"{option} {path}: folder is not writable")
+            _probe_write(path, option, folder)
             return
     elif os.path.isdir(path):
         raise MethodError(f"{option} {path}: is a folder")
@@ -751,29 +752,42 @@ def check_output(
 def _probe_write(path: str, option: str, folder: bool) -> None:
     """Write to where the output will go, so a full disk fails before the work.
 
-    A character device (``/dev/full``, ``/dev/null``, a terminal) takes an
-    empty write, which reports a full device and shows nothing; anywhere else a
-    one-byte file is made and removed in the output's folder (a full or
-    read-only file system, ``/proc``). A named pipe is not probed: opening it
-    would wait for a reader.
+    The output goes where :func:`exactsched._output.atomic_write` puts it, and
+    is probed there: our own standard output (``/dev/stdout``, ``/dev/fd/1``)
+    is not probed; a character device (``/dev/full``, ``/dev/null``, a
+    terminal) takes an empty write, which reports a full device and shows
+    nothing; a named pipe is not opened (that would wait for a reader);
+    anywhere else a one-byte file is made and removed in the folder of the
+    real target (through symbolic links), which finds a full or read-only file
+    system. A writable file in a folder where no file can be created is
+    written in place, so it passes.
     """
     import tempfile
 
+    from exactsched._output import is_device, writes_stdout
+
     try:
-        if os.path.exists(path) and stat.S_ISCHR(os.stat(path).st_mode):
-            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-            try:
-                os.write(fd, b"")
-            finally:
-                os.close(fd)
+        if writes_stdout(path):
             return
-        if os.path.exists(path) and not (os.path.isfile(path) or os.path.isdir(path)):
-            return  # a named pipe: written, or refused, when the result is ready
-        where = path if folder and os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-        with tempfile.NamedTemporaryFile(dir=where, prefix=".exactsched-probe-") as fh:
-            fh.write(b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        if is_device(path):
+            if os.path.exists(path) and stat.S_ISCHR(os.stat(path).st_mode):
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                try:
+                    os.write(fd, b"")
+                finally:
+                    os.close(fd)
+            return
+        target = os.path.realpath(path)
+        where = target if folder and os.path.isdir(target) else os.path.dirname(target)
+        try:
+            with tempfile.NamedTemporaryFile(dir=where, prefix=".exactsched-probe-") as fh:
+                fh.write(b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        except PermissionError:
+            if not folder and os.path.isfile(target) and os.access(target, os.W_OK):
+                return  # written in place (atomic_write's fallback)
+            raise
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise MethodError(f"{option} {path}: cannot write: {reason}") from None

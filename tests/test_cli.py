@@ -293,7 +293,7 @@ def test_costs_beyond_the_float_range(capsys, tmp_path):
     doc = {**TINY, "tasks": [{"id": "a", "cost": 1e308}, {"id": "b", "cost": 1e300}]}
     status, out, _ = run(capsys, "info", write(tmp_path, "one.json", doc), "--json")
     info = json.loads(out)
-    assert status == 0 and info["lower_bound"] >= 1e308 and info["ccr"] == 0.0
+    assert status == 0 and info["lower_bound"] >= 1e308 and 0 <= info["ccr"] < 1e-300
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
@@ -398,3 +398,24 @@ def test_highs_debug_lines_need_the_log(capfd):
     out, err = capfd.readouterr()
     assert status == 0 and json.loads(out)["makespan"] >= 57
     assert "HighsMipSolverData" not in err
+
+
+def test_info_shows_a_small_ccr_with_its_digits(capsys, tmp_path):
+    # An outside audit: the CCR was rounded to 6 places, so 1e-9 read "0".
+    doc = {**TINY, "tasks": [{"id": "a", "cost": 1e9}, {"id": "b", "cost": 1e9}]}
+    doc["edges"] = [{"src": "a", "dst": "b", "data": 2}]
+    path = write(tmp_path, "small.json", doc)
+    status, out, _ = run(capsys, "info", path, "--json")
+    assert status == 0 and json.loads(out)["ccr"] == pytest.approx(2e-9)
+    status, out, _ = run(capsys, "info", path)
+    assert "CCR             2e-09" in out
+
+
+def test_convert_to_dot_warns_of_integers_no_float_holds(capsys, tmp_path):
+    doc = {**TINY, "tasks": [{"id": "a", "cost": 2**53 + 1}, {"id": "b", "cost": 1}]}
+    doc["edges"] = [{"src": "a", "dst": "b", "data": 2**53 + 1}]
+    path = write(tmp_path, "big.json", doc)
+    status, _, err = run(capsys, "convert", path, "-o", str(tmp_path / "big.dot"))
+    assert status == 0
+    assert "task 'a' costs 9007199254740993, written 9007199254740992" in err
+    assert "edge 'a' -> 'b' carries 9007199254740993, written 9007199254740992" in err

@@ -177,6 +177,54 @@ def test_an_output_that_cannot_be_written_stops_a_study_before_it_runs(capsys, t
     assert not db.exists()  # nothing ran
 
 
+def test_an_existing_plots_folder_on_a_full_disk_stops_the_study_first(
+    capsys, monkeypatch, tmp_path
+):
+    # A review of the probe: an existing --plots folder was never probed.
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    (tmp_path / "plots").mkdir()
+    db = tmp_path / "s.sqlite"
+    argv = ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "-q"]
+    status, _, err = run(capsys, [*argv, "--db", str(db), "--plots", str(tmp_path / "plots")])
+    assert_one_line(status, err)
+    assert "cannot write: No space left on device" in err
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_standard_output_by_name_into_a_file_is_not_probed(tmp_path, target):
+    # A review of the probe: it made a file in /dev or /proc/self/fd, and failed.
+    if not os.path.exists(target):
+        pytest.skip(f"no {target}")
+    out = tmp_path / "out.json"
+    with open(out, "w") as fh:
+        done = subprocess.run(
+            [sys.executable, "-m", "exactsched", "solve", EXAMPLE, "-m", "heft", "--json",
+             "--output", target],
+            stdout=fh, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text().split("\n}\n")[0] + "\n}")["makespan"] == 80
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into any folder")
+def test_a_writable_file_in_a_read_only_folder_is_written_in_place(capsys, tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    target = folder / "out.json"
+    target.write_text("{}")
+    folder.chmod(0o555)
+    try:
+        status, _, err = run(capsys, ["solve", EXAMPLE, "-m", "heft", "--output", str(target)])
+        assert status == 0, err
+        assert json.loads(target.read_text())["makespan"] == 80
+    finally:
+        folder.chmod(0o755)
+
+
 PLOTS_CASES = [
     ["results", "{db}", "--plots", "{target}"],
     ["compare", EXAMPLE, "--exact", "none", "--methods", "heft", "-q", "--plots", "{target}"],

@@ -294,6 +294,22 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
         with_data = int(np.count_nonzero(problem.edge_data))
         if with_data:
             losses.append(f"stg: the data of {with_data} edges dropped (no communication)")
+    if kind == "dot":
+        inexact = _inexact_costs(problem)
+        if inexact:
+            task, exact = inexact[0]
+            losses.append(
+                f"dot: {len(inexact)} of {problem.n_tasks} tasks get a rounded cost "
+                f"(integers above 2**53 lose digits as floats: task {task!r} costs {exact}, "
+                f"written {int(float(exact))})"
+            )
+        data = _inexact_data(problem)
+        if data:
+            (src, dst), exact = data[0]
+            losses.append(
+                f"dot: {len(data)} edges get rounded data (integers above 2**53 lose digits "
+                f"as floats: edge {src!r} -> {dst!r} carries {exact}, written {int(float(exact))})"
+            )
     n_iso = len(problem.iso_a)
     if kind in ("stg", "dot") and n_iso:
         losses.append(f"{kind}: {n_iso} isolation pairs dropped (the format has none)")
@@ -324,6 +340,23 @@ def _inexact_costs(problem: Any) -> list[tuple[str, int]]:
             if isinstance(value, int) and not isinstance(value, bool) and not _is_a_float(value):
                 found.append((str(task["id"]), value))
                 break
+    return found
+
+
+def _inexact_data(problem: Any) -> list[tuple[tuple[str, str], int]]:
+    """((src, dst), data) of every edge whose document holds an integer no float holds.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> _inexact_data(Problem.from_lists([1, 1], [(0, 1, 2**53 + 1)], n_processors=1))
+    [(('t0', 't1'), 9007199254740993)]
+    """
+    found: list[tuple[tuple[str, str], int]] = []
+    for edge in problem._json.get("edges", []):
+        value = edge.get("data", 0)
+        if isinstance(value, int) and not isinstance(value, bool) and not _is_a_float(value):
+            found.append(((str(edge["src"]), str(edge["dst"])), value))
     return found
 
 
