@@ -477,3 +477,55 @@ def test_wfcommons_reads_json_as_strictly_as_instances(text, match):
 
     with pytest.raises(InstanceError, match=match):
         read_wfcommons(text, "cpu-gpu:1+1")
+
+
+@pytest.mark.parametrize(
+    ("tasks", "match"),
+    [
+        (  # two tasks named x: a parent "x" could be either (1.3/1.4 refer by name)
+            '[{"id": "1", "name": "x", "runtimeInSeconds": 1, "parents": []},'
+            ' {"id": "2", "name": "x", "runtimeInSeconds": 2, "parents": []},'
+            ' {"id": "3", "name": "y", "runtimeInSeconds": 3, "parents": ["x"]}]',
+            "task '3': ambiguous parent 'x' \\(the name of tasks '1', '2'\\)",
+        ),
+        (  # one file listed twice with two sizes
+            '[{"name": "a", "runtimeInSeconds": 1, "parents": [], "files": ['
+            '{"link": "output", "name": "f", "sizeInBytes": 3},'
+            ' {"link": "output", "name": "f", "sizeInBytes": 4}]}]',
+            "files\\[1\\]: file 'f' listed twice, with sizes 3 and 4 bytes",
+        ),
+    ],
+    ids=["ambiguous-parent", "file-twice"],
+)
+def test_wfcommons_refuses_what_it_would_resolve_silently(tasks, match):
+    # An outside audit: the first task of a shared name was taken, the last size kept.
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ' + tasks + "}}\n"
+    with pytest.raises(InstanceError, match=match):
+        read_wfcommons(text, "cpu-gpu:1+1")
+
+
+def test_wfcommons_refuses_a_task_executed_twice():
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = (
+        '{"name": "w", "schemaVersion": "1.5", "workflow": {'
+        '"specification": {"tasks": [{"id": "a", "name": "a", "parents": []}], "files": []},'
+        '"execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1},'
+        ' {"id": "a", "runtimeInSeconds": 5}]}}}\n'
+    )
+    with pytest.raises(InstanceError, match=r"tasks\[1\].id: task 'a' executed twice"):
+        read_wfcommons(text, "cpu-gpu:1+1")
+
+
+def test_wfcommons_keeps_a_tiny_positive_runtime_positive():
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = (
+        '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ['
+        '{"name": "a", "runtimeInSeconds": 1e-13, "parents": []},'
+        ' {"name": "b", "runtimeInSeconds": 2.675, "parents": ["a"]}]}}\n'
+    )
+    p = read_wfcommons(text, "cpu-gpu:1+1")
+    assert p.cost.tolist() == [[1e-07, 1e-07], [2675000.0, 2675000.0]]

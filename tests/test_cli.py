@@ -419,3 +419,13 @@ def test_convert_to_dot_warns_of_integers_no_float_holds(capsys, tmp_path):
     assert status == 0
     assert "task 'a' costs 9007199254740993, written 9007199254740992" in err
     assert "edge 'a' -> 'b' carries 9007199254740993, written 9007199254740992" in err
+
+
+def test_convert_to_dot_refuses_a_nul_in_an_id(capsys, tmp_path):
+    # An outside audit: the DOT written was one its own reader refuses.
+    doc = {**TINY, "tasks": [{"id": "a\0b", "cost": 2}, {"id": "b", "cost": 3}], "edges": []}
+    path = write(tmp_path, "nul.json", doc)
+    status, _, err = run(capsys, "convert", path, "-o", str(tmp_path / "nul.dot"))
+    assert status == 2 and err.count("\n") == 1
+    assert "tasks[0].id: 'a\\x00b' holds a NUL, which DOT cannot hold" in err
+    assert not (tmp_path / "nul.dot").exists()

@@ -503,6 +503,12 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     """
     import networkx as nx
 
+    # DOT is text: a NUL cannot be quoted, and the reader refuses a file holding one.
+    for i, task in enumerate(problem.task_ids):
+        if "\0" in task:
+            raise InstanceError(f"tasks[{i}].id: {task!r} holds a NUL, which DOT cannot hold")
+    if "\0" in (problem.name or ""):
+        raise InstanceError(f"name: {problem.name!r} holds a NUL, which DOT cannot hold")
     g = nx.DiGraph(name=problem.name or "G")
 
     def number(value: float) -> str:

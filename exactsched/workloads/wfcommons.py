@@ -122,6 +122,7 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     # How parents and children name a task: 1.5 by id; 1.3/1.4 by name (a task
     # without one is named by its key). Never both: one task's id may be another's name.
     refs: dict[str, str] = {}
+    shared: dict[str, list[str]] = {}  # 1.3/1.4: a name several tasks bear -> their keys
     if "specification" in wf:  # schema 1.5
         spec = wf["specification"]
         if not isinstance(spec, Mapping):
@@ -158,6 +159,9 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             key = _task_key(task, label, where)
             if key not in parents:
                 raise _fail(label, f"{where}.id", f"unknown task {key!r}")
+            if key in runtime:
+                raise _fail(label, f"{where}.id", f"task {key!r} executed twice (also at "
+                            f"{runtime_at[key].rsplit('.', 1)[0]})")  # fmt: skip
             runtime_at[key] = f"{where}.runtimeInSeconds"
             runtime[key] = _number(task.get("runtimeInSeconds"), label, runtime_at[key])
     else:  # schemas 1.3 and 1.4
@@ -167,7 +171,10 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             if key in parents:
                 raise _fail(label, f"{where}.id", f"duplicate task {key!r}")
             ids.append(key)
-            refs.setdefault(str(task.get("name", key)), key)
+            named = str(task.get("name", key))
+            refs.setdefault(named, key)
+            if refs[named] != key:
+                shared.setdefault(named, [refs[named]]).append(key)
             parents[key] = list(_list(task.get("parents", []), label, f"{where}.parents"))
             children[key] = list(_list(task.get("children", []), label, f"{where}.children"))
             field = "runtimeInSeconds" if "runtimeInSeconds" in task else "runtime"
@@ -193,7 +200,11 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                     # "size" to "sizeInBytes" without scaling it, against those words:
                     # the schema's text is followed here, not the tool.
                     size = 1000.0 * _number(f.get("size", 0), label, f"{fwhere}.size")
-                (outputs if f["link"] == "output" else inputs)[key][fname] = size
+                files = (outputs if f["link"] == "output" else inputs)[key]
+                if fname in files and files[fname] != size:
+                    raise _fail(label, fwhere, f"file {fname!r} listed twice, with sizes "
+                                f"{files[fname]:g} and {size:g} bytes")  # fmt: skip
+                files[fname] = size
     if not ids:
         raise _fail(label, "workflow", "has no tasks")
     missing = [key for key in ids if key not in runtime]
@@ -203,6 +214,8 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     for key in ids:
         resolved[key] = []
         for parent in parents[key]:
+            if str(parent) in shared:
+                raise _ambiguous(label, key, "parent", str(parent), shared)
             pid = refs.get(str(parent))
             if pid is None:
                 raise _fail(label, f"task {key!r}", f"unknown parent {parent!r}")
@@ -210,12 +223,22 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                 resolved[key].append(pid)
     for key in ids:
         for child in children[key]:
+            if str(child) in shared:
+                raise _ambiguous(label, key, "child", str(child), shared)
             cid = refs.get(str(child))
             if cid is None:
                 raise _fail(label, f"task {key!r}", f"unknown child {child!r}")
             if key not in resolved[cid]:
                 resolved[cid].append(key)
     return str(name), ids, runtime, resolved, outputs, inputs, runtime_at
+
+
+def _ambiguous(
+    label: str, key: str, what: str, name: str, shared: Mapping[str, list[str]]
+) -> InstanceError:
+    """A 1.3/1.4 reference by a name that several tasks bear: which one is meant?"""
+    keys = ", ".join(repr(k) for k in shared[name])
+    return _fail(label, f"task {key!r}", f"ambiguous {what} {name!r} (the name of tasks {keys})")
 
 
 def _check_scale(
@@ -325,7 +348,10 @@ def read_wfcommons(
     _check_scale(runtime, runtime_at, {t: speeds[t] for t in types}, time_scale, label)
 
     def cost(seconds: float) -> dict[str, float] | float:
-        by_type = {t: round(seconds * time_scale / speeds[t], 6) for t in types}
+        # 15 significant digits take off the noise of the product (2.675 s is
+        # 2675000.0000000005 us) and keep a small positive runtime positive (a
+        # rounding to 6 places made 1e-13 s cost 0: an outside audit).
+        by_type = {t: float(f"{seconds * time_scale / speeds[t]:.15g}") for t in types}
         values = set(by_type.values())
         return values.pop() if len(values) == 1 else by_type
 
