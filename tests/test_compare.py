@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from exactsched import load_instance, solve, validate
+from exactsched import Problem, load_instance, solve, validate
 from exactsched.cli import main
 from exactsched.experiments.fingerprint import results_version
 
@@ -631,3 +631,15 @@ def test_databases_from_before_the_claims_table_still_open(tmp_path, capsys):
         status, _, err = run(capsys, *argv)
         assert status == 2 and "schema 0, expected 1" in err
         assert len(err.strip().splitlines()) == 1
+
+
+def test_gantt_chart_marks_zero_length_tasks():
+    # An outside audit: a task of cost 0 drew nothing (a rectangle of width 0).
+    from exactsched.experiments.plots import gantt_chart
+
+    problem = Problem.from_lists([0, 2, 0], [(0, 1, 0), (1, 2, 0)], n_processors=1)
+    schedule = solve(problem, "heft").schedule
+    fig = gantt_chart(problem, schedule)
+    marks = {line.get_gid(): line.get_xydata().tolist() for line in fig.axes[0].lines}
+    assert marks["zero:t0"] == [[0.0, 0.0]] and marks["zero:t2"] == [[2.0, 0.0]]
+    assert "zero:t1" not in marks

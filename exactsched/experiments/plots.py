@@ -143,6 +143,15 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
                 float(place.start) + width / 2, y, printable(task), ha="center", va="center",
                 fontsize=7, clip_on=True, zorder=3, parse_math=False,
             )  # fmt: skip
+        else:  # a zero-length task occupies nothing: a diamond where it happens
+            ax.plot(
+                [float(place.start)], [y], marker="D", markersize=5, color=cmap(i % 20),
+                markeredgecolor="black", markeredgewidth=0.6, zorder=3, gid=f"zero:{task}",
+            )  # fmt: skip
+            ax.text(
+                float(place.start), y + 0.3, printable(task), ha="center", va="bottom",
+                fontsize=6, clip_on=True, zorder=3, parse_math=False,
+            )  # fmt: skip
     labels = list(problem.proc_ids)
     lane_row: dict[str, int] = {}
     for lane, _, _, _ in lanes:
