@@ -393,22 +393,26 @@ class Problem:
     def is_integral(self) -> bool:
         """Whether every execution time and communication delay is an integer.
 
-        Under ``single-port`` and ``contention`` every stage of a message counts
-        as a delay: a fat tree's lowest links weigh 1/2, so integer data there
-        can have an optimum of 5.5 (an outside audit: a search that rounded its
-        bounds up to integers claimed 6).
+        The delays of the delay model, ``arc_unit * hops``: every optimum of
+        the delay model is then an integer, and every bound of
+        :mod:`exactsched.bounds` (a relaxation of the delay model) may be
+        rounded up. Under ``single-port`` and ``contention`` a stage of a
+        message lasts ``arc_unit * weight``, and a fat tree's lowest links
+        weigh 1/2, so an optimum there may be 5.5 on integral data: the
+        searches of those models read :attr:`delay_multiples` (an outside
+        audit: a brute force rounding its bounds to whole units claimed 6).
 
         Examples
         --------
         >>> p = Problem.from_lists([1, 1], [(0, 1, 3)], n_processors=4,
         ...                        network={"topology": "fat-tree"})
         >>> p.is_integral, p.with_communication("contention").is_integral
-        (True, False)
+        (True, True)
         """
         finite = self.cost[self.allowed]
         if not np.all(finite == np.round(finite)):
             return False
-        delays = np.multiply.outer(self.arc_unit, self.delay_multiples).ravel()
+        delays = np.multiply.outer(self.arc_unit, np.unique(self.hops)).ravel()
         return bool(np.all(delays == np.round(delays)))
 
     @property

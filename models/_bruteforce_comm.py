@@ -137,7 +137,10 @@ class _CommSearch:
         self.deadline = deadline
         self.nodes = 0
         self.timed_out = False
-        self.integral = problem.is_integral
+        # On integral data every time is a multiple of 1 / step: every stage lasts
+        # weight * unit, and a fat tree's lowest links weigh 1/2 (an outside audit: a
+        # search rounding its bounds to whole units there claimed 6 for 5.5).
+        self.step = _time_step(problem)
 
     def run(self) -> None:
         problem = self.problem
@@ -181,8 +184,8 @@ class _CommSearch:
                 b = last_start + a.dur[x] + a.tail[x]
                 if b > bound:
                     bound = b
-        if self.integral:
-            bound = math.ceil(bound - 1e-9)
+        if self.step:
+            bound = math.ceil(bound * self.step - 1e-9) / self.step
         if bound >= self.best:
             return
         dur, finish = a.dur, self.finish
@@ -226,6 +229,30 @@ class _CommSearch:
             return None
         a, start = self.best_state
         return to_schedule(self.problem, a, start)
+
+
+def _time_step(problem: Problem) -> int | None:
+    """Steps per unit of every time of a semi-active schedule, on integral data.
+
+    The least of 1, 2, 4, 8 making every cost and every stage ``weight * unit``
+    an integer; None when there is none (bounds are then not rounded).
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([1, 1], [(0, 1, 3)], n_processors=4,
+    ...                        network={"topology": "fat-tree"})
+    >>> [_time_step(p.with_communication(m)) for m in ("contention", "single-port")]
+    [2, 1]
+    """
+    if not problem.is_integral:
+        return None
+    units = np.unique(problem.arc_unit[: len(problem.edge_src)])
+    durations = np.multiply.outer(units, problem.delay_multiples).ravel()
+    for step in (1, 2, 4, 8):
+        scaled = durations * step
+        if np.all(scaled == np.round(scaled)) and np.all(np.abs(scaled) < 2.0**53):
+            return step
+    return None
 
 
 def to_schedule(problem: Problem, a: _Assignment, start: list[float]) -> Schedule:

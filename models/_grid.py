@@ -6,10 +6,8 @@ no code with any model, so the question "how far apart must two makespans be
 to differ?" is answered once, exactly, for every proof and witness.
 
 Every cost and every delay (``arc_unit * hops``, the float product the problem
-defines; under single-port and contention also every stage ``arc_unit * weight``,
-:attr:`exactsched.Problem.delay_multiples`) is read as the decimal it prints as
-(Python's shortest round-trip ``repr``, as :mod:`exactsched.validate` reads
-numbers). The data are
+defines) is read as the decimal it prints as (Python's shortest round-trip
+``repr``, as :mod:`exactsched.validate` reads numbers). The data are
 
 * ``"integer"`` when every value is an integer: the grid step is 1;
 * ``"decimal"`` when every value has at most :data:`MAX_PLACES` decimal places
@@ -233,7 +231,7 @@ def _delay_decimals(problem: Problem) -> list[list[Decimal]]:
     Both factors are read as the decimals they print as (the validator's
     reading); the float product ``0.1 * 3`` would be ``0.30000000000000004``.
     """
-    hop_values = [Decimal(repr(float(h))) for h in problem.delay_multiples.tolist()]
+    hop_values = [Decimal(repr(float(h))) for h in np.unique(problem.hops).tolist()]
     arc_units = exact_units(problem)
     units = {u: Decimal(repr(float(u))) for u in np.unique(arc_units).tolist()}
     return [[units[u] * h for h in hop_values] for u in arc_units.tolist()]
@@ -259,7 +257,7 @@ def data_grid(problem: Problem) -> Grid:
     if not np.all(np.isfinite(cost)) or not np.all(np.isfinite(units)):
         return Grid("float", None, None, problem.n_tasks, False)
     n = problem.n_tasks
-    hops = problem.delay_multiples  # hop counts, and the stage weights of routes
+    hops = np.unique(problem.hops)
     if (
         np.all(cost == np.floor(cost))
         and np.all(units == np.floor(units))

@@ -110,9 +110,7 @@ def comm_resolution(problem: Problem) -> int | None:
     """Units per original unit making every cost and stage duration an integer (None: none).
 
     The data grid's resolution (:func:`models._grid.data_grid`) times the least
-    of 1, 2, 4, 8 that also makes each stage's ``weight * unit`` an integer (the
-    data grid counts the stage weights, :attr:`exactsched.Problem.delay_multiples`,
-    so the factor is 1 unless a weight's places exceed the grid's).
+    of 1, 2, 4, 8 that also makes each stage's ``weight * unit`` an integer.
     Every makespan of a schedule in which each task and stage starts when a
     predecessor or a rival ends is then a multiple of one such unit.
 
@@ -121,7 +119,7 @@ def comm_resolution(problem: Problem) -> int | None:
     >>> net = {"topology": "fat-tree", "arity": 2, "communication": "contention"}
     >>> p = Problem.from_lists([1, 1], [(0, 1, 3)], n_processors=4, network=net)
     >>> comm_resolution(p), comm_resolution(p.with_communication("single-port"))
-    (10, 1)
+    (2, 1)
     """
     grid = data_grid(problem)
     if not grid.exact:

@@ -205,8 +205,20 @@ def _too_large(problem: Problem) -> bool:
 
 
 def _grid(problem: Problem) -> tuple[float, bool]:
-    """Grid units per original unit, and whether the data lie on a grid (:mod:`models._grid`)."""
+    """Grid units per original unit, and whether the data lie on a grid (:mod:`models._grid`).
+
+    Under single-port and contention the finer grid of the message stages
+    (:func:`models._refute_comm.comm_resolution`: a fat tree's links weigh
+    1/2), so that two makespans half a unit apart are never read as one.
+    """
     grid = data_grid(problem)
+    if grid.exact and problem.communication != "delay":
+        from models._refute_comm import comm_resolution
+
+        fine = comm_resolution(problem)
+        if fine is None:
+            return float(grid.resolution), False
+        return float(fine), True
     return float(grid.resolution), grid.exact
 
 

@@ -515,8 +515,36 @@ def test_wfcommons_refuses_a_task_executed_twice():
         '"execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1},'
         ' {"id": "a", "runtimeInSeconds": 5}]}}}\n'
     )
-    with pytest.raises(InstanceError, match=r"tasks\[1\].id: task 'a' executed twice"):
+    with pytest.raises(InstanceError, match=r"tasks\[1\].id: task 'a' executed twice, in 1 and 5"):
         read_wfcommons(text, "cpu-gpu:1+1")
+    same = text.replace('"runtimeInSeconds": 5', '"runtimeInSeconds": 1')
+    assert read_wfcommons(same, "cpu-gpu:1+1").cost.tolist() == [[1e6, 1e6]]  # harmless
+
+
+def test_wfcommons_1_5_refuses_a_file_specified_twice_with_two_sizes():
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = (
+        '{"name": "w", "schemaVersion": "1.5", "workflow": {"specification": {'
+        '"tasks": [{"id": "a", "name": "a", "parents": [], "outputFiles": ["f"]}],'
+        ' "files": [{"id": "f", "sizeInBytes": 300}, {"id": "f", "sizeInBytes": 999}]},'
+        '"execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1}]}}}\n'
+    )
+    with pytest.raises(InstanceError, match=r"files\[1\]: file 'f' listed twice, with sizes"):
+        read_wfcommons(text, "cpu-gpu:1+1")
+
+
+def test_wfcommons_costs_keep_6_places_for_the_exact_models():
+    # An outside review: 15 significant digits gave 333333.333333333 (9 places), which
+    # the exact models could no longer scale; 6 places, and a tiny runtime kept > 0.
+    from exactsched.workloads.wfcommons import read_wfcommons
+
+    text = (
+        '{"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": ['
+        '{"name": "a", "runtimeInSeconds": 1, "parents": []}]}}\n'
+    )
+    p = read_wfcommons(text, "cpu-gpu:1+1", speeds={"cpu": 1, "gpu": 3})
+    assert p.cost.tolist() == [[1e6, 333333.333333]]
 
 
 def test_wfcommons_keeps_a_tiny_positive_runtime_positive():

@@ -98,18 +98,16 @@ def test_heft_claim_called_optimal_is_caught():
 
 
 def test_a_claim_half_a_unit_too_long_is_caught():
-    # 72.5 is valid: a claim of 73 must not be certified (the stage grid is in
-    # halves). The data grid counts the stage weights itself (session 16: an audit
-    # found the brute force rounding its bounds to whole units there).
+    # 73 is a whole step of the data grid above nothing, but 72.5 is valid: a claim of
+    # 73 must not be certified (the stage grid is in halves).
     problem = build("fat-tree-4").with_communication("contention")
     grid = data_grid(problem)
-    assert grid.kind == "decimal" and not problem.is_integral
     fine = comm_resolution(problem)
-    assert fine == grid.resolution
-    assert _shorter(72.5, 73, grid, fine) and _shorter(72.5, 73, grid)
+    assert fine == 2 * grid.resolution
+    assert _shorter(72.5, 73, grid, fine) and not _shorter(72.5, 73, grid)
     assert not _shorter(73, 73, grid, fine)
     referee = solve(problem, "bruteforce", time_limit=60, certify=False)
-    assert refute_messages(problem, int(72.5 * fine), fine).outcome == "found"
+    assert refute_messages(problem, 145, fine).outcome == "found"
     bumped = replace(referee, method="cpsat")
     for witness in ("bruteforce", WITNESS):
         result = certify(problem, bumped, witnesses=[witness], time_limit=30)
@@ -163,7 +161,6 @@ def test_the_brute_force_finds_a_half_unit_optimum_on_integer_data(duplex):
     doc = json.loads(json.dumps(FAT_TREE_HALVES))
     doc["platform"]["network"]["duplex"] = duplex
     problem = load_instance(doc)
-    assert not problem.is_integral
     for method, certified in (("bruteforce", False), ("cpsat", True)):
         result = solve(problem, method, time_limit=20, workers=1, seed=0, certify=certified)
         assert validate(problem, result.schedule) == []
@@ -173,3 +170,22 @@ def test_the_brute_force_finds_a_half_unit_optimum_on_integer_data(duplex):
     claim = replace(six, method="cpsat", status=Status.OPTIMAL, lower_bound=6)
     checked = certify(problem, claim, witnesses=["bruteforce"], time_limit=20)
     assert not checked.certified
+
+
+def test_a_study_reads_half_units_apart_on_a_fat_tree_as_different_answers():
+    # Two makespans half a unit apart near 1e12 are within the float tolerance, so
+    # the study's agreement asks the grid: under contention on a fat tree it is the
+    # stage grid (halves), never whole units.
+    from exactsched.experiments.analysis import _agreement, grid_step
+
+    base = Problem.from_lists(
+        [[1e12] * 4, [1e12] * 4], [(0, 1, 3)], n_processors=4, network={"topology": "fat-tree"}
+    )
+    problem = base.with_communication("contention")
+    assert grid_step(base) == 1.0 and grid_step(problem) == 0.5
+    rows = [
+        {"label": "cpsat", "status": "optimal", "makespan": 2e12 + 0.5, "lower_bound": 2e12 + 0.5},
+        {"label": "heft", "status": "feasible", "makespan": 2e12, "lower_bound": None},
+    ]
+    assert _agreement(rows, lambda: grid_step(problem)).status == "disputed"
+    assert _agreement(rows, lambda: grid_step(base)).status != "disputed"  # whole units

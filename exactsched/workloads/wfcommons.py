@@ -132,7 +132,11 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             where = f"workflow.specification.files[{k}]"
             if not isinstance(f, Mapping) or not isinstance(f.get("id"), str):
                 raise _fail(label, where, "expected an object with a string 'id'")
-            sizes[f["id"]] = _number(f.get("sizeInBytes", 0), label, f"{where}.sizeInBytes")
+            size = _number(f.get("sizeInBytes", 0), label, f"{where}.sizeInBytes")
+            if sizes.get(f["id"], size) != size:
+                raise _fail(label, where, f"file {f['id']!r} listed twice, with sizes "
+                            f"{sizes[f['id']]:g} and {size:g} bytes")  # fmt: skip
+            sizes[f["id"]] = size
         tasks = _list(spec.get("tasks"), label, "workflow.specification.tasks")
         for k, task in enumerate(tasks):
             where = f"workflow.specification.tasks[{k}]"
@@ -159,11 +163,12 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             key = _task_key(task, label, where)
             if key not in parents:
                 raise _fail(label, f"{where}.id", f"unknown task {key!r}")
-            if key in runtime:
-                raise _fail(label, f"{where}.id", f"task {key!r} executed twice (also at "
-                            f"{runtime_at[key].rsplit('.', 1)[0]})")  # fmt: skip
+            seconds = _number(task.get("runtimeInSeconds"), label, f"{where}.runtimeInSeconds")
+            if key in runtime and runtime[key] != seconds:
+                raise _fail(label, f"{where}.id", f"task {key!r} executed twice, in "
+                            f"{runtime[key]:g} and {seconds:g} s")  # fmt: skip
             runtime_at[key] = f"{where}.runtimeInSeconds"
-            runtime[key] = _number(task.get("runtimeInSeconds"), label, runtime_at[key])
+            runtime[key] = seconds
     else:  # schemas 1.3 and 1.4
         for k, task in enumerate(_list(wf.get("tasks"), label, "workflow.tasks")):
             where = f"workflow.tasks[{k}]"
@@ -231,6 +236,22 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             if key not in resolved[cid]:
                 resolved[cid].append(key)
     return str(name), ids, runtime, resolved, outputs, inputs, runtime_at
+
+
+def _cost(value: float) -> float:
+    """A cost rounded to 6 places, as written; a positive one never to 0.
+
+    6 places take off the noise of the product (2.675 s is 2675000.0000000005
+    us) and keep the data on a grid the exact models can scale; a runtime so
+    short that they leave nothing keeps 15 significant digits instead (1e-13 s
+    cost 0: an outside audit).
+
+    Examples
+    --------
+    >>> _cost(2675000.0000000005), _cost(1e-07), _cost(1e6 / 3)
+    (2675000.0, 1e-07, 333333.333333)
+    """
+    return round(value, 6) or float(f"{value:.15g}")
 
 
 def _ambiguous(
@@ -348,10 +369,7 @@ def read_wfcommons(
     _check_scale(runtime, runtime_at, {t: speeds[t] for t in types}, time_scale, label)
 
     def cost(seconds: float) -> dict[str, float] | float:
-        # 15 significant digits take off the noise of the product (2.675 s is
-        # 2675000.0000000005 us) and keep a small positive runtime positive (a
-        # rounding to 6 places made 1e-13 s cost 0: an outside audit).
-        by_type = {t: float(f"{seconds * time_scale / speeds[t]:.15g}") for t in types}
+        by_type = {t: _cost(seconds * time_scale / speeds[t]) for t in types}
         values = set(by_type.values())
         return values.pop() if len(values) == 1 else by_type
 
