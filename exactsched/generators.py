@@ -725,7 +725,7 @@ def random_workload(
             amounts = w.scaled_data(
                 amounts, work, mean_hops, target, ccr_definition,
                 latency=float(spec.network.get("latency", 0)), bandwidth=bandwidth,
-                integral=integral, zero=dummy_arc,
+                integral=integral, zero=dummy_arc, n_processors=n_procs,
             )  # fmt: skip
             scaled = target
     values = [int(d) if integral else float(d) for d in amounts.tolist()]

@@ -353,3 +353,25 @@ def test_dot_optima_wide_table_matches_the_long_one(tmp_path) -> None:
     with pytest.raises(InstanceError, match=r"OPTIMA.txt:2: expected 'graph' and 3 optima"):
         wide.write_text("# graph P=1 P=2 P=4\nNodes_7_OutTree 40 28\n")
         read_dot_optima(wide)
+
+
+@pytest.mark.parametrize(("tiles", "published"), [(5, 20.78), (10, 19.06)])
+def test_the_hoft_ccr_is_the_hoft_simulators(tiles, published):
+    # An outside audit: the HOFT paper's CCR figures are its simulator's
+    # (DAG.compute_CCR: sums, each edge's mean over all P^2 pairs), not the mean
+    # computation over mean communication its text names (31.2 and 37.5 here).
+    from exactsched.workloads.cholesky import cholesky_instance
+    from exactsched.workloads.weights import ccr
+
+    p = cholesky_instance(tiles, "hoft-single-gpu", tile_size=1024, integral=False)
+    assert round(ccr(p, "hoft"), 2) == published
+    assert ccr(p, "hoft") == pytest.approx(8 / (7 * ccr(p, "total")))
+
+
+@pytest.mark.parametrize("target", [0.5, 20.0, 35.0])
+def test_generate_hits_a_hoft_ccr(target):
+    from exactsched.workloads.weights import ccr, scale_to_ccr
+
+    p = Problem.from_lists([[2, 1], [4, 2], [3, 3]], [(0, 1, 1), (0, 2, 2)], n_processors=2)
+    q = scale_to_ccr(p, target, "hoft")
+    assert ccr(q, "hoft") == pytest.approx(target, rel=1e-6)

@@ -160,9 +160,10 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     wts.add_argument(
         "--ccr-definition",
         default="comm/comp",
-        choices=["comm/comp", "comp/comm", "total"],
-        help="comm/comp: Topcuoglu et al. (default); comp/comm: McSweeney et al. (HOFT); "
-        "total: Ozkaya et al. (sums)",
+        choices=["comm/comp", "comp/comm", "total", "hoft"],
+        help="comm/comp: Topcuoglu et al. (default); comp/comm: McSweeney et al.'s words; "
+        "total: Ozkaya et al. (sums); hoft: the HOFT paper's figures (its simulator's sums "
+        "over P^2 processor pairs)",
     )
     wts.add_argument(
         "--data",

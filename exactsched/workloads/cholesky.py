@@ -245,11 +245,15 @@ def cholesky_instance(
     measured data-movement time of the destination's kernel on the V100, as in
     the simulator, where every CPU-GPU, GPU-CPU and GPU-GPU transfer costs the
     same and CPU-CPU transfers are free ([1]_, section 3.1). The transfer means
-    come from the simulator's V100 summary file; they give a computation-to-
-    communication ratio (mean cost over mean transfer) of about 36 for tile size
-    1024 and 2.3 for 128, where [1]_ reports about 18 and 1 for its DAGs, so the
-    simulator's DAGs carried roughly twice these transfer times (its exact
-    per-edge values could not be recovered from the published files).
+    come from the simulator's V100 summary file, and the edges carry exactly the
+    simulator's values. Their CCR as [1]_ reports it (about 18 for tile size
+    1024 and 1 for 128) is the simulator's, sums over tasks and edges with each
+    edge's mean over all ``P^2`` pairs of processors: the definition ``hoft``
+    of :data:`exactsched.workloads.weights.CCR_DEFINITIONS` (20.78 and 19.06
+    for 35 and 220 tasks at 1024 on 7 + 1, the simulator's own figures); its
+    words, mean computation over mean communication (``comp/comm``), give about
+    31-44 and 2.3 on the same DAGs (an earlier note here took that gap for
+    missing transfer time; an outside audit traced it to the formula).
 
     References
     ----------

@@ -45,8 +45,20 @@ name           ratio                                        source
 ``comm/comp``  mean communication / mean computation        Topcuoglu et al. [4]_
                (also :meth:`exactsched.Problem.ccr`)
 ``comp/comm``  mean computation / mean communication        McSweeney et al. [2]_
+                                                            (its text)
 ``total``      sum of communication / sum of computation    Ozkaya et al. [5]_
+``hoft``       sum of computation / sum of communication,   McSweeney et al. [2]_
+               each edge's mean over all ``P^2`` pairs      (its figures)
 ============== ============================================ ========================
+
+The HOFT paper defines its CCR in words as ``comp/comm``, but the values it
+reports (Cholesky about 1 at tile size 128, about 18 at 1024) are those of its
+simulator (``simulator/Graph.py``, ``DAG.compute_CCR``, in the authors'
+repository ``mcsweeney90/heterogeneous_optimistic_finish_time``): sums over
+tasks and edges, with each edge's mean over all ``P^2`` ordered pairs, a
+processor to itself included (cost 0). That is ``P / ((P - 1) * total)``, and
+``hoft`` is what reproduces the paper's CCR intervals 0-10, 10-20 and 20-50
+(an outside audit measured ``comp/comm`` at 31-44 for the simulator's 18-21).
 
 References
 ----------
@@ -131,6 +143,11 @@ CCR_DEFINITIONS: Mapping[str, str] = MappingProxyType(
         "comm/comp": "mean communication / mean computation (Topcuoglu et al. 2002)",
         "comp/comm": "mean computation / mean communication (McSweeney et al., ICCS 2020)",
         "total": "sum of communication / sum of computation (Ozkaya et al., IPDPS 2019)",
+        "hoft": (
+            "sum of computation / sum of communication, each edge's mean over all P^2 "
+            "ordered pairs of processors (a processor to itself: 0); the figures of the "
+            "HOFT paper (McSweeney and Higham, ICCS 2020), as its simulator computes them"
+        ),
     }
 )
 
@@ -365,18 +382,35 @@ def ccr(problem: Problem, definition: str = "comm/comp") -> float:
         known = ", ".join(CCR_DEFINITIONS)
         raise MethodError(f"ccr_definition: unknown {definition!r}; known: {known}")
     work, mean_hops, unit = _ccr_parts(problem)
-    return _ratio(unit * mean_hops, work, definition)
+    return _ratio(unit * mean_hops, work, definition, problem.n_processors)
 
 
-def _ratio(comm: np.ndarray, work: np.ndarray, definition: str) -> float:
-    """The CCR of per-edge mean communication ``comm`` and per-task computation ``work``."""
+def _ratio(
+    comm: np.ndarray, work: np.ndarray, definition: str, n_processors: int | None = None
+) -> float:
+    """The CCR of per-edge mean communication ``comm`` and per-task computation ``work``.
+
+    ``comm`` is each edge's mean over the ordered pairs of *distinct* processors
+    (HEFT's mean); ``hoft`` takes the mean over all ``P^2`` pairs, a factor
+    ``(P - 1) / P`` of it.
+    """
     if definition == "total":
         return float(comm.sum() / work.sum()) if work.sum() > 0 else float("inf")
+    if definition == "hoft":
+        share = _pair_share(n_processors)
+        return float(work.sum() / (comm.sum() * share)) if comm.sum() > 0 else float("inf")
     mean_comm = float(comm.mean()) if len(comm) else 0.0
     mean_work = float(work.mean())
     if definition == "comm/comp":
         return mean_comm / mean_work if mean_work > 0 else float("inf")
     return mean_work / mean_comm if mean_comm > 0 else float("inf")
+
+
+def _pair_share(n_processors: int | None) -> float:
+    """``(P - 1) / P``: the share of the ``P^2`` ordered pairs that are distinct."""
+    if n_processors is None or n_processors < 2:
+        raise MethodError("ccr_definition 'hoft': needs the number of processors (at least 2)")
+    return (n_processors - 1) / n_processors
 
 
 #: How far (relative) the CCR of data rounded to integers (``integral``) may stray
@@ -491,12 +525,14 @@ def scaled_data(
     integral: bool = False,
     digits: int = SIGNIFICANT_DIGITS,
     zero: np.ndarray | None = None,
+    n_processors: int | None = None,
 ) -> np.ndarray:
     """Edge data multiplied by the one factor that gives the CCR ``target``.
 
     The arithmetic of :func:`scale_to_ccr` on arrays: ``work`` is the
     computation of each task, ``mean_hops`` the mean hops over ordered pairs of
-    distinct processors. Data all 0 count as all 1. Edges where the boolean
+    distinct processors (``n_processors`` of them: the ``hoft`` definition
+    needs it). Data all 0 count as all 1. Edges where the boolean
     mask ``zero`` is set keep data 0 (an STG graph's dummy arcs).
 
     The data are rounded to :func:`written_decimals` decimals (:data:`DECIMALS`,
@@ -545,6 +581,8 @@ def scaled_data(
         want = target * float(work.mean())
     elif definition == "comp/comm":
         want = float(work.mean()) / target
+    elif definition == "hoft":
+        want = float(work.sum()) / (target * _pair_share(n_processors) * len(data))
     else:
         want = target * float(work.sum()) / len(data)
     per_hop = want / mean_hops - latency  # wanted mean of data / bandwidth
@@ -558,7 +596,7 @@ def scaled_data(
         finite = bool(np.isfinite(scaled).all()) and np.isfinite(float(comm.sum()))
     if not finite:
         # comp/comm is inverse: there a small target asks for large data.
-        how = "small" if definition == "comp/comm" else "large"
+        how = "small" if definition in ("comp/comm", "hoft") else "large"
         raise MethodError(
             f"ccr: the target {target:g} ({definition}) is too {how}: the edge data it "
             "needs would overflow floating point"
@@ -566,7 +604,7 @@ def scaled_data(
     if bool(((scaled < _SMALLEST_NORMAL) & (data > 0)).any()):
         # Below it a float keeps fewer digits (down to 0 under 5e-324): the data could
         # not be written to the digits kept, nor the CCR hit to CCR_PRECISION.
-        how = "large" if definition == "comp/comm" else "small"
+        how = "large" if definition in ("comp/comm", "hoft") else "small"
         raise MethodError(
             f"ccr: the target {target:g} ({definition}) is too {how}: some edge data it "
             "needs fall below the smallest normal float (2.2e-308), where floats lose digits"
@@ -579,7 +617,7 @@ def scaled_data(
         places = written_decimals(scaled, digits)
         scaled = np.array([round_written(x, places) for x in scaled.tolist()], dtype=float)
     # Rounding (to >= 1 with integral) can move the CCR far: measure it as ccr() does.
-    achieved = _ratio((latency + scaled / bandwidth) * mean_hops, work, definition)
+    achieved = _ratio((latency + scaled / bandwidth) * mean_hops, work, definition, n_processors)
     tolerance = CCR_TOLERANCE if integral else CCR_PRECISION
     if not abs(achieved - target) <= tolerance * target:
         raise CCRRoundingError(target, achieved, definition, integral, digits)
@@ -648,6 +686,7 @@ def scale_to_ccr(
         bandwidth=problem.bandwidth,
         integral=integral,
         digits=digits,
+        n_processors=problem.n_processors,
     )
     doc: dict[str, Any] = problem.to_json()
     for edge, value in zip(doc["edges"], scaled.tolist(), strict=True):
