@@ -429,3 +429,13 @@ def test_convert_to_dot_refuses_a_nul_in_an_id(capsys, tmp_path):
     assert status == 2 and err.count("\n") == 1
     assert "tasks[0].id: 'a\\x00b' holds a NUL, which DOT cannot hold" in err
     assert not (tmp_path / "nul.dot").exists()
+
+
+def test_measured_times_on_another_node_are_named(capsys, tmp_path):
+    # An outside audit: Skylake/V100 times were written onto titan without a word.
+    status, _, err = run(capsys, "generate", "cholesky", "--tiles", "2", "--measured",
+                         "--platform", "titan", "-o", str(tmp_path / "t.json"))  # fmt: skip
+    assert status == 0 and "measured on a Skylake core and a V100" in err
+    status, _, err = run(capsys, "generate", "cholesky", "--tiles", "2", "--measured",
+                         "--platform", "single-gpu", "-o", str(tmp_path / "s.json"))  # fmt: skip
+    assert status == 0 and "warning" not in err

@@ -497,7 +497,18 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
                     "identical instances"
                 )
             from exactsched.workloads.platforms import resolve_platform
+            from topologies.presets import PRESET_ALIASES
 
+            name = PRESET_ALIASES.get(str(args.platform), str(args.platform))
+            if name not in ("hoft-single-gpu", "hoft-multi-gpu"):
+                # The timings are of one Skylake core and one V100 (an outside audit:
+                # written silently onto titan's Opteron and K20X).
+                warnings.warn(
+                    f"--measured: the kernel times were measured on a Skylake core and a "
+                    f"V100 (the HOFT paper's nodes), not on the processors of {args.platform}",
+                    InstanceWarning,
+                    stacklevel=2,
+                )
             spec = resolve_platform(args.platform)
             platform = {**_expanded(spec.document), "network": spec.network}
             return cholesky_instance(
