@@ -139,7 +139,7 @@ PRESET_HARDWARE: Mapping[str, Hardware] = MappingProxyType(
             _K20X,
             8912.0,
             "Opteron 6274 core 8.8 GFLOP/s, K20X 1.31 TFLOP/s, Cray Gemini 8912 B/us "
-            "(the figure of McSweeney's report, section 4.2)",
+            "(the figure of McSweeney's report, section 4.6)",
         ),
         "summit": Hardware(
             _POWER9,
