@@ -695,7 +695,9 @@ def random_workload(
     if data is not None:
         if by_type is None:
             raise MethodError("data: the low and high regimes need the CPU-GPU weight schemes")
-        amounts = w.data_regime(arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng)
+        amounts = w.data_regime(
+            arcs, n_tasks, by_type, data, bandwidth=bandwidth, seed=rng, dummy=np.asarray(zero)
+        )
         amounts = np.where(dummy_arc, 0.0, amounts)
         if integral:
             amounts = np.array([num(d) for d in amounts.tolist()], dtype=float)

@@ -375,3 +375,16 @@ def test_generate_hits_a_hoft_ccr(target):
     p = Problem.from_lists([[2, 1], [4, 2], [3, 3]], [(0, 1, 1), (0, 2, 2)], n_processors=2)
     q = scale_to_ccr(p, target, "hoft")
     assert ccr(q, "hoft") == pytest.approx(target, rel=1e-6)
+
+
+def test_the_data_regimes_average_the_real_tasks_only():
+    # An outside audit: an STG graph's zero-cost dummies took the mean m low.
+    from exactsched.workloads.weights import data_regime
+
+    times = {"cpu": np.array([0.0, 50.0, 50.0, 0.0]), "gpu": np.array([0.0, 4.0, 4.0, 0.0])}
+    edges = [(1, 2)] * 2000
+    dummy = np.array([True, False, False, True])
+    wide = data_regime(edges, 4, times, "low", seed=0, dummy=dummy)
+    narrow = data_regime(edges, 4, times, "low", seed=0)
+    assert wide[0] == pytest.approx(2 * narrow[0])  # m = 4, not 2: the same draw doubled
+    assert 0 <= wide[0] <= 8

@@ -335,12 +335,15 @@ def data_regime(
     *,
     bandwidth: float = 1.0,
     seed: Seed = None,
+    dummy: np.ndarray | None = None,
 ) -> np.ndarray:
     """Edge data of the ``low`` or ``high`` data regime of [1]_, section 3.2.3.
 
     Every task sends one amount to all its children; its communication cost
     (``data / bandwidth``) is uniform on ``[0, 2 m]`` where ``m`` is the mean
-    GPU time (``low``) or the mean CPU time (``high``) of all tasks.
+    GPU time (``low``) or the mean CPU time (``high``) of the tasks, the ones
+    the boolean mask ``dummy`` marks left out (an STG graph's zero-cost entry and
+    exit: counted, they took the mean 3.8 % low on 50 tasks; an outside audit).
 
     Examples
     --------
@@ -354,7 +357,8 @@ def data_regime(
     kind = "gpu" if regime == "low" else "cpu"
     if kind not in times:
         raise MethodError(f"data: the {regime} regime needs times on processor type {kind!r}")
-    mean = float(np.mean(times[kind]))
+    real = np.ones(n_tasks, dtype=bool) if dummy is None else ~np.asarray(dummy, dtype=bool)
+    mean = float(np.mean(np.asarray(times[kind])[real])) if real.any() else 0.0
     per_task = _rng(seed).uniform(0.0, 2.0 * mean, size=n_tasks) * bandwidth
     src = np.fromiter((a for a, _ in edges), dtype=np.int64, count=len(edges))
     return per_task[src]
