@@ -556,13 +556,41 @@ def _bounds_within(problem: Problem, seconds: float | None) -> tuple[dict[str, f
 
 
 def _less_noise(problem: Problem, values: dict[str, float]) -> dict[str, float]:
-    """``values`` less the float noise of their sums where integer data's sums are
-    rounded (:func:`_sums_exact`): each then stays a bound (an outside audit,
-    session 14, saw the load bound K + 0.5 for an optimum of K)."""
-    if not problem.is_integral or _sums_exact(problem):
-        return values
+    """``values`` less the float noise of their sums: each then stays a bound.
+
+    Integer data: where their sums are rounded (:func:`_sums_exact`; an outside
+    audit, session 14, saw the load bound K + 0.5 for an optimum of K). Decimal
+    data on a time grid (:func:`exactsched._time_grid.time_resolution`): every
+    optimum lies on the grid, so a bound is the least grid value at or above it,
+    less its noise (``0.1 + 0.2`` is the bound 0.3, not 0.30000000000000004, which
+    exceeds the optimum; an outside audit, session 16). Other data: the noise
+    of ``4 n + 2`` roundings.
+
+    Examples
+    --------
+    >>> p = Problem.from_lists([[0.1], [0.2]])
+    >>> _less_noise(p, {"load": 0.1 + 0.2})
+    {'load': 0.3}
+    """
     k = 4 * problem.n_tasks + 2
-    return {name: v - k * math.ulp(abs(v)) if v else v for name, v in values.items()}
+    if problem.is_integral:
+        if _sums_exact(problem):
+            return values
+        return {name: v - k * math.ulp(abs(v)) if v else v for name, v in values.items()}
+    from exactsched._time_grid import time_resolution  # it imports this module
+
+    grid = time_resolution(problem)
+    out = {}
+    for name, v in values.items():
+        if not v or not math.isfinite(v):
+            out[name] = v
+        elif grid is not None:
+            # k ulps of v are far below a step (the grid holds below 2**46 steps).
+            steps = math.ceil(v * grid - max(1e-6, k * math.ulp(v * grid)))
+            out[name] = steps / grid
+        else:
+            out[name] = v - k * math.ulp(abs(v))
+    return out
 
 
 def lower_bound(problem: Problem) -> float:
@@ -602,7 +630,7 @@ def _best(problem: Problem, best: float, *, less_noise: bool = True) -> float:
     True
     """
     if not problem.is_integral:
-        return best
+        return _less_noise(problem, {"best": best})["best"] if less_noise else best
     noise = 1e-6
     if less_noise and not _sums_exact(problem):
         noise = max(noise, (4 * problem.n_tasks + 2) * math.ulp(abs(best)))

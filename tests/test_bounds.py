@@ -428,3 +428,37 @@ def test_the_best_bound_is_the_best_of_its_parts_past_2_53():
     best = exactsched.bounds.lower_bound(p)
     assert best == math.ceil(max(parts.values()) - 1e-6)
     assert best <= k + 1  # the optimum (9007199254740994) is above every bound
+
+
+@pytest.mark.parametrize(
+    ("costs", "arcs", "optimum"),
+    [
+        ([[0.1], [0.2]], [], 0.3),
+        ([[1e-9], [1e-8]], [(0, 1, 0)], 1.1e-08),
+        ([[0.7, 0.1], [0.2, 0.6], [0.1, 0.2]], [(0, 1, 0.1), (0, 2, 0.2)], None),
+    ],
+)
+def test_no_bound_exceeds_the_optimum_by_float_noise(costs, arcs, optimum):
+    # An outside audit (session 16): on decimal data the bounds were float sums, an ulp
+    # above the optimum (0.30000000000000004 for 0.1 + 0.2 on one processor).
+    p = Problem.from_lists(costs, arcs, n_processors=len(costs[0]))
+    best = bruteforce(p).makespan
+    assert optimum is None or best == optimum
+    assert lower_bound(p) <= best
+    assert all(v <= best for v in lower_bounds(p).values())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6))
+def test_bounds_stay_below_brute_force_optima_on_decimal_data(seed):
+    import random
+
+    rng = random.Random(seed)
+    n, procs = rng.randint(2, 5), rng.randint(1, 3)
+    values = [0.1, 0.2, 0.3, 0.7, 1.1, 2.675, 0.05]
+    costs = [[rng.choice(values) for _ in range(procs)] for _ in range(n)]
+    arcs = [(i, j, rng.choice(values)) for j in range(n) for i in range(j) if rng.random() < 0.4]
+    p = Problem.from_lists(costs, arcs, n_processors=procs)
+    best = bruteforce(p).makespan
+    assert lower_bound(p) <= best
+    assert max(lower_bounds(p).values()) <= best
