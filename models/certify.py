@@ -217,7 +217,14 @@ def _grid(problem: Problem) -> tuple[float, bool]:
 
         fine = comm_resolution(problem)
         if fine is None:
-            return float(grid.resolution), False
+            # Units too large to check exactly: the stage weights alone say how much
+            # finer than the data the stages may be (a fat tree's 1/2).
+            weights = problem.delay_multiples.tolist()
+            factor = next((f for f in (1, 2, 4, 8) if all((w * f).is_integer() for w in weights)),
+                          None)  # fmt: skip
+            if factor is None:
+                return float(grid.resolution), False
+            fine = grid.resolution * factor
         return float(fine), True
     return float(grid.resolution), grid.exact
 

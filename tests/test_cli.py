@@ -439,3 +439,12 @@ def test_measured_times_on_another_node_are_named(capsys, tmp_path):
     status, _, err = run(capsys, "generate", "cholesky", "--tiles", "2", "--measured",
                          "--platform", "single-gpu", "-o", str(tmp_path / "s.json"))  # fmt: skip
     assert status == 0 and "warning" not in err
+
+
+def test_measured_times_on_a_hoft_node_spelt_otherwise_are_not_warned(capsys, tmp_path):
+    (tmp_path / "p.json").write_text('{"preset": "single-gpu"}')
+    first = str(tmp_path / "a.json")
+    for platform, out in ((str(tmp_path / "p.json"), first), (first, str(tmp_path / "b.json"))):
+        status, _, err = run(capsys, "generate", "cholesky", "--tiles", "2", "--measured",
+                             "--platform", platform, "-o", out)  # fmt: skip
+        assert status == 0 and "warning" not in err, err

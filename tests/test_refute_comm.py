@@ -189,3 +189,21 @@ def test_a_study_reads_half_units_apart_on_a_fat_tree_as_different_answers():
     ]
     assert _agreement(rows, lambda: grid_step(problem)).status == "disputed"
     assert _agreement(rows, lambda: grid_step(base)).status != "disputed"  # whole units
+
+
+def test_a_study_grid_stays_fine_where_units_are_too_large_to_check():
+    # A review: comm_resolution gives None for units too large to check exactly, and
+    # the study then read half-unit answers near 1e12 as agreeing (0.1 before).
+    from exactsched.experiments.analysis import _agreement, grid_step
+
+    x = 10**12
+    p = Problem.from_lists(
+        [x + 0.5, x, 3], [(0, 1, 5), (1, 2, 31 * 10**14 + 1)], n_processors=8,
+        network={"topology": "torus", "dims": [2, 2, 2], "communication": "single-port"},
+    )  # fmt: skip
+    rows = [
+        {"label": m, "status": "optimal", "makespan": v, "lower_bound": v}
+        for m, v in (("a", 2 * x + 0.5), ("b", 2 * x + 1.0))
+    ]
+    assert grid_step(p) == 0.1
+    assert _agreement(rows, lambda: grid_step(p)).status == "disputed"

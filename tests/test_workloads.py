@@ -388,3 +388,12 @@ def test_the_data_regimes_average_the_real_tasks_only():
     narrow = data_regime(edges, 4, times, "low", seed=0)
     assert wide[0] == pytest.approx(2 * narrow[0])  # m = 4, not 2: the same draw doubled
     assert 0 <= wide[0] <= 8
+
+
+def test_a_huge_hoft_target_is_not_blamed_on_the_latency():
+    # A review: target * share * edges overflowed, and the refusal named a latency of 0.
+    from exactsched.workloads.weights import ccr, scale_to_ccr
+
+    p = Problem.from_lists([[2, 1], [4, 2]], [(0, 1, 1)], n_processors=2)
+    assert ccr(scale_to_ccr(p, 1e300, "hoft"), "hoft") == pytest.approx(1e300, rel=1e-6)
+    assert ccr(Problem.from_lists([1, 1], [(0, 1, 1)], n_processors=1), "hoft") == float("inf")

@@ -497,10 +497,10 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
                     "identical instances"
                 )
             from exactsched.workloads.platforms import resolve_platform
-            from topologies.presets import PRESET_ALIASES
 
-            name = PRESET_ALIASES.get(str(args.platform), str(args.platform))
-            if name not in ("hoft-single-gpu", "hoft-multi-gpu"):
+            spec = resolve_platform(args.platform)
+            platform = {**_expanded(spec.document), "network": spec.network}
+            if not _is_hoft_node(spec, platform):
                 # The timings are of one Skylake core and one V100 (an outside audit:
                 # written silently onto titan's Opteron and K20X).
                 warnings.warn(
@@ -509,8 +509,6 @@ def _generate_one(args: argparse.Namespace, seed: int) -> Any:
                     InstanceWarning,
                     stacklevel=2,
                 )
-            spec = resolve_platform(args.platform)
-            platform = {**_expanded(spec.document), "network": spec.network}
             return cholesky_instance(
                 args.tiles,
                 platform,
@@ -840,6 +838,25 @@ def _speeds(args: argparse.Namespace) -> dict[str, float] | None:
 def _rates(args: argparse.Namespace) -> dict[str, float] | None:
     """The ``--rate TYPE=FLOPS`` options as a mapping, None when there are none."""
     return _type_values(args.rate, "--rate", "FLOPS")
+
+
+def _is_hoft_node(spec: Any, platform: Mapping[str, Any]) -> bool:
+    """Whether a resolved platform is one of the HOFT paper's nodes (7 + 1 or 28 + 4).
+
+    By preset, whatever its spelling (a name, an alias, a ``{"preset": ...}``
+    file), or by content (the preset written out, as ``generate`` writes it).
+    """
+    from topologies.presets import PRESET_HARDWARE, platform_preset
+
+    for name in ("hoft-single-gpu", "hoft-multi-gpu"):
+        if spec.hardware == PRESET_HARDWARE[name]:
+            return True
+        preset = platform_preset(name)
+        if list(platform["processors"]) == list(preset["processors"]) and dict(
+            platform["network"]
+        ) == dict(preset["network"]):
+            return True
+    return False
 
 
 def _expanded(document: Any) -> dict[str, Any]:

@@ -401,8 +401,9 @@ def _ratio(
     if definition == "total":
         return float(comm.sum() / work.sum()) if work.sum() > 0 else float("inf")
     if definition == "hoft":
-        share = _pair_share(n_processors)
-        return float(work.sum() / (comm.sum() * share)) if comm.sum() > 0 else float("inf")
+        if not comm.sum() > 0:
+            return float("inf")  # no communication (one processor, zero hops or data)
+        return float(work.sum() / (comm.sum() * _pair_share(n_processors)))
     mean_comm = float(comm.mean()) if len(comm) else 0.0
     mean_work = float(work.mean())
     if definition == "comm/comp":
@@ -585,8 +586,8 @@ def scaled_data(
         want = target * float(work.mean())
     elif definition == "comp/comm":
         want = float(work.mean()) / target
-    elif definition == "hoft":
-        want = float(work.sum()) / (target * _pair_share(n_processors) * len(data))
+    elif definition == "hoft":  # divided one factor at a time: a product could overflow
+        want = float(work.sum()) / target / _pair_share(n_processors) / len(data)
     else:
         want = target * float(work.sum()) / len(data)
     per_hop = want / mean_hops - latency  # wanted mean of data / bandwidth
