@@ -347,3 +347,18 @@ def test_a_study_of_two_spellings_counts_one_instance(tmp_path):
     rows = load_rows(str(tmp_path / "s.sqlite"))
     assert len({r["instance_key"] for r in rows}) == 1
     assert out is not None
+
+
+def test_a_bound_beyond_64_bits_is_stored(tmp_path):
+    # An outside audit: costs of 1e19 gave a bound of 19999999999999959040, an int
+    # SQLite's INTEGER cannot hold (exit 3, internal error).
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}]},
+        "tasks": [{"id": "a", "cost": [1e19, 1e19]}, {"id": "b", "cost": [1e19, 1e19]}],
+        "edges": [{"src": "a", "dst": "b", "data": 1}],
+    }
+    (tmp_path / "big.json").write_text(json.dumps(doc))
+    _sweep([tmp_path / "big.json"], tmp_path / "s.sqlite", methods="heft")
+    rows = load_rows(str(tmp_path / "s.sqlite"))
+    assert len(rows) == 1 and rows[0]["makespan"] == 2e19

@@ -80,7 +80,7 @@ def _only(capsys, db: Path, current: set[str], left_out: int) -> None:
     rows, err = _results(capsys, db)
     assert _keys(rows) == current
     if left_out:
-        assert f"rows of {left_out} instance content(s) replaced" in err, err
+        assert f"rows of {left_out} instance content(s) that a later sweep read" in err, err
     else:
         assert "left out" not in err, err
     shown, _ = _results(capsys, db, "--superseded")

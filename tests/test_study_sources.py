@@ -83,7 +83,7 @@ def test_a_reverted_file_shows_its_reverted_content(tmp_path, capsys):
     assert main(["results", str(db), "--json"]) == 0
     captured = capsys.readouterr()
     assert [r["instance_key"] for r in json.loads(captured.out)] == [_key(a)]
-    assert "rows of 1 instance content(s) replaced" in captured.err
+    assert "rows of 1 instance content(s) that a later sweep read" in captured.err
     # Back to B: B is current again, and A is left out.
     path.write_text(json.dumps(b))
     assert _sweep([path], db).ran == 0

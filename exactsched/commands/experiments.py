@@ -309,8 +309,9 @@ def _cmd_results(args: argparse.Namespace) -> int:
         print(f"warning: {note}", file=sys.stderr)
     if stale:
         print(
-            f"left out: the rows of {len(stale)} instance content(s) replaced by a later"
-            " edit of their file (--superseded shows them)",
+            f"left out: the rows of {len(stale)} instance content(s) that a later sweep read"
+            " as other content (an edit of the file, or an exactsched version that keys"
+            " instances otherwise; --superseded shows them)",
             file=sys.stderr,
         )
     # A file is written whole or not at all: a full disk leaves no truncated export.

@@ -378,10 +378,10 @@ class Store:
         schedule = row.get("schedule")
         blob = None if schedule is None else zlib.compress(schedule.encode(), 6)
         values = (
-            instance, method, options, version, row["status"], row.get("makespan"),
-            row.get("lower_bound"), _bool(row.get("certified")), row.get("certified_by"),
-            row.get("speedup"), row.get("slr"), _bool(row.get("failed")), row.get("seconds"),
-            row.get("error"), blob, row.get("stats"),
+            instance, method, options, version, row["status"], _sql(row.get("makespan")),
+            _sql(row.get("lower_bound")), _bool(row.get("certified")), row.get("certified_by"),
+            _sql(row.get("speedup")), _sql(row.get("slr")), _bool(row.get("failed")),
+            _sql(row.get("seconds")), row.get("error"), blob, row.get("stats"),
             utc_now(), row.get("kind"),
         )  # fmt: skip
         with self._transaction():
@@ -1077,6 +1077,23 @@ def _write_failure(exc: sqlite3.Error) -> bool:
 
 def _bool(value: Any) -> int | None:
     return None if value is None else int(bool(value))
+
+
+def _sql(value: Any) -> Any:
+    """A number as SQLite stores it: an integer beyond 64 bits as its float.
+
+    Such an integer comes from a float (a bound rounded up on costs of 1e19), so
+    the float holds it exactly; SQLite's INTEGER would overflow (exit 3 before,
+    found by an outside audit).
+
+    Examples
+    --------
+    >>> _sql(19999999999999959040), _sql(7), _sql(None)
+    (1.999999999999996e+19, 7, None)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
 
 
 class _Transaction:
