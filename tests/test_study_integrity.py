@@ -362,3 +362,33 @@ def test_a_bound_beyond_64_bits_is_stored(tmp_path):
     _sweep([tmp_path / "big.json"], tmp_path / "s.sqlite", methods="heft")
     rows = load_rows(str(tmp_path / "s.sqlite"))
     assert len(rows) == 1 and rows[0]["makespan"] == 2e19
+
+
+def test_results_warns_of_one_content_stored_under_two_keys(tmp_path, monkeypatch, capsys):
+    # An outside audit: a database written by an exactsched that keyed instances by
+    # their spelling counts "bandwidth": 1.0 and 1 as two instances in `results`.
+    import hashlib
+
+    import exactsched.experiments.instances as instances
+    from exactsched.cli import main
+
+    def spelt_key(problem):  # the key before the canonical spelling
+        doc = problem.to_json()
+        doc.pop("name", None)
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    for folder, cost in (("x", [2, 3]), ("y", [2.0, 3.0])):
+        (tmp_path / folder).mkdir()
+        doc = json.loads(json.dumps(_BASE))
+        doc["tasks"][0]["cost"] = cost
+        (tmp_path / folder / "a.json").write_text(json.dumps(doc))
+    monkeypatch.setattr(instances, "instance_key", spelt_key)
+    _sweep([tmp_path / "x", tmp_path / "y"], tmp_path / "s.sqlite", methods="heft")
+    monkeypatch.undo()
+    assert main(["results", str(tmp_path / "s.sqlite")]) == 0
+    err = capsys.readouterr().err
+    assert "2 stored instances are 1 content(s) spelt in several ways" in err
+    _sweep([tmp_path / "x", tmp_path / "y"], tmp_path / "s.sqlite", methods="heft")
+    assert main(["results", str(tmp_path / "s.sqlite")]) == 0
+    assert "spelt in several ways" not in capsys.readouterr().err  # read again: one key

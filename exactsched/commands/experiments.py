@@ -290,6 +290,7 @@ def _cmd_results(args: argparse.Namespace) -> int:
     from exactsched.experiments.analysis import (
         EXPORT_COLUMNS,
         load_rows,
+        respelt_note,
         superseded_keys,
         unfinished_note,
     )
@@ -304,9 +305,12 @@ def _cmd_results(args: argparse.Namespace) -> int:
         rows = load_rows(store, superseded=args.superseded)
         stale = set() if args.superseded else superseded_keys(store)
         note = unfinished_note(store)
+        respelt = respelt_note(store, {r["instance_key"] for r in rows})
     if note:
         # An interrupted study must not read as a finished one.
         print(f"warning: {note}", file=sys.stderr)
+    if respelt:
+        print(f"warning: {respelt}", file=sys.stderr)
     if stale:
         print(
             f"left out: the rows of {len(stale)} instance content(s) that a later sweep read"

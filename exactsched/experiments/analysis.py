@@ -618,6 +618,46 @@ def superseded_keys(db: str | os.PathLike[str] | Store) -> set[str]:
             store.close()
 
 
+def respelt_note(store: Store, shown: Iterable[str]) -> str | None:
+    """One line when stored instances ``shown`` hold one content under several keys.
+
+    A study written by an exactsched that keyed an instance by its spelling
+    (``"bandwidth": 1.0`` and ``1`` were two keys before the canonical spelling,
+    :func:`~exactsched.experiments.instances.canonical_spelling`) counts such an
+    instance once per key until a sweep reads its files again (an outside audit).
+
+    Examples
+    --------
+    >>> respelt_note(Store(":memory:"), []) is None
+    True
+    """
+    import hashlib
+
+    from exactsched.experiments.instances import canonical_spelling
+
+    wanted = set(shown)
+    groups: dict[str, list[str]] = {}
+    for inst in store.instances():
+        if inst["key"] not in wanted or not inst.get("document"):
+            continue
+        try:
+            doc = canonical_spelling(json.loads(inst["document"]))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a document this version cannot read: nothing to compare
+        doc.pop("name", None)
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        groups.setdefault(hashlib.sha256(text.encode()).hexdigest(), []).append(inst["key"])
+    twice = [keys for keys in groups.values() if len(keys) > 1]
+    if not twice:
+        return None
+    keys = ", ".join("/".join(k[:8] for k in sorted(g)) for g in twice[:3])
+    return (
+        f"{sum(len(g) for g in twice)} stored instances are {len(twice)} content(s) spelt "
+        f"in several ways ({keys}{', ...' if len(twice) > 3 else ''}), keyed apart by an "
+        "older exactsched: each counts once per key until compare reads their files again"
+    )
+
+
 def unfinished_note(
     store: Store, keys: Iterable[tuple[str, str, str]] | None = None, version: str | None = None
 ) -> str | None:

@@ -176,9 +176,24 @@ def canonical_document(problem: Problem) -> dict[str, Any]:
     {'format': 'exactsched/instance@1', 'tasks': [{'id': 'a', 'cost': 2}], \
 'platform': {'processors': [{'id': 'p'}]}}
     """
+    return canonical_spelling(problem.to_json())
+
+
+def canonical_spelling(document: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`canonical_document` of a valid instance document, without parsing it.
+
+    For documents already read once (a study's stored instances).
+
+    Examples
+    --------
+    >>> canonical_spelling({"format": "exactsched/instance@1", "tasks": [{"id": "a", "cost": 1.0}],
+    ...                     "platform": {"processors": [{"id": "p"}]}, "edges": []})
+    {'format': 'exactsched/instance@1', 'tasks': [{'id': 'a', 'cost': 1}], \
+'platform': {'processors': [{'id': 'p'}]}}
+    """
     from exactsched.instance import _expand_preset
 
-    doc = _integral_floats_as_ints(problem.to_json())
+    doc = _integral_floats_as_ints(json.loads(json.dumps(document)))
     platform = _integral_floats_as_ints(_expand_preset(doc["platform"]))
     processors = [
         {k: v for k, v in proc.items() if not (k == "type" and v == "default")}
