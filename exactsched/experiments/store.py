@@ -672,6 +672,13 @@ class Store:
                 found.append((key, document))
         if communication is not None:
             found = [f for f in found if communication_of(f[1])[0] == communication]
+        if len(found) > 1:
+            # One name, an old content and the current one (a file edited, or keyed
+            # otherwise by a newer version): the current one is the one results shows.
+            stale = superseded_reads(self.reads(), list(self.runs()))
+            current = [f for f in found if f[0] not in stale]
+            if len(current) == 1:
+                found = current
         if len(found) != 1:
             what = "no instance" if not found else f"{len(found)} instances"
             under = "" if communication is None else f" under {communication}"
