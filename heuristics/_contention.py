@@ -168,10 +168,10 @@ class MessageNetwork:
             r = f
             times = []
             for res, weight, _ in route:
-                dur = weight * u if grid is None else round(weight * u * grid) / grid
+                dur = _on_grid(weight * u, grid)
                 if dur > 0:
                     s = self._slot(res, r, dur, tentative)
-                    end = s + dur if grid is None else round((s + dur) * grid) / grid
+                    end = _on_grid(s + dur, grid)
                     for k in res:
                         tentative.setdefault(k, []).append((s, end))
                 else:
@@ -189,7 +189,7 @@ class MessageNetwork:
         grid = self._grid
 
         def end(t: float) -> float:  # t + dur, on the grid when there is one
-            return t + dur if grid is None else round((t + dur) * grid) / grid
+            return _on_grid(t + dur, grid)
 
         if len(res) == 1 and not tentative:  # the common case: one link, nothing tentative
             starts = self.starts.get(res[0])
@@ -222,6 +222,15 @@ class MessageNetwork:
                         t = f
                         moved = True
         return t
+
+
+def _on_grid(value: float, grid: float | None) -> float:
+    """``value`` rounded to the nearest multiple of ``1 / grid`` (as it is without one).
+
+    :func:`exactsched._time_grid.snap` for one Python float, without numpy's
+    per-call cost in the inner loop of the message slots.
+    """
+    return value if grid is None else round(value * grid) / grid
 
 
 def _tidy(value: float) -> float | int:

@@ -631,9 +631,7 @@ def respelt_note(store: Store, shown: Iterable[str]) -> str | None:
     >>> respelt_note(Store(":memory:"), []) is None
     True
     """
-    import hashlib
-
-    from exactsched.experiments.instances import canonical_spelling
+    from exactsched.experiments.instances import canonical_spelling, content_key
 
     wanted = set(shown)
     groups: dict[str, list[str]] = {}
@@ -641,12 +639,10 @@ def respelt_note(store: Store, shown: Iterable[str]) -> str | None:
         if inst["key"] not in wanted or not inst.get("document"):
             continue
         try:
-            doc = canonical_spelling(json.loads(inst["document"]))
+            key = content_key(canonical_spelling(json.loads(inst["document"])))
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # a document this version cannot read: nothing to compare
-        doc.pop("name", None)
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-        groups.setdefault(hashlib.sha256(text.encode()).hexdigest(), []).append(inst["key"])
+        groups.setdefault(key, []).append(inst["key"])
     twice = [keys for keys in groups.values() if len(keys) > 1]
     if not twice:
         return None
@@ -736,7 +732,7 @@ def communication_of(document: str | dict[str, Any] | None) -> tuple[str, str]:
     >>> model, key == communication_of(canonical_json(p))[1]
     ('contention', True)
     """
-    import hashlib
+    from exactsched.experiments.instances import content_key
 
     if document is None:
         return "delay", ""
@@ -756,8 +752,7 @@ def communication_of(document: str | dict[str, Any] | None) -> tuple[str, str]:
         else:
             platform.pop("network", None)
         doc["platform"] = platform
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return model, hashlib.sha256(text.encode()).hexdigest()[:20]
+    return model, content_key(doc)
 
 
 def _existing(path: str | os.PathLike[str]) -> str | os.PathLike[str]:

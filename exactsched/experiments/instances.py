@@ -29,6 +29,8 @@ __all__ = [
     "INSTANCE_SUFFIXES",
     "canonical_json",
     "canonical_document",
+    "canonical_spelling",
+    "content_key",
     "file_key",
 ]
 
@@ -193,7 +195,7 @@ def canonical_spelling(document: Mapping[str, Any]) -> dict[str, Any]:
     """
     from exactsched.instance import _expand_preset
 
-    doc = _integral_floats_as_ints(json.loads(json.dumps(document)))
+    doc = _integral_floats_as_ints(document)  # new containers: the input is left as it is
     platform = _integral_floats_as_ints(_expand_preset(doc["platform"]))
     processors = [
         {k: v for k, v in proc.items() if not (k == "type" and v == "default")}
@@ -242,8 +244,20 @@ def instance_key(problem: Problem) -> str:
     >>> instance_key(a) == instance_key(b)
     True
     """
-    doc = canonical_document(problem)
-    doc.pop("name", None)
+    return content_key(canonical_document(problem))
+
+
+def content_key(spelling: Mapping[str, Any]) -> str:
+    """:func:`instance_key` of a document already in :func:`canonical_spelling`.
+
+    Examples
+    --------
+    >>> doc = {"format": "exactsched/instance@1", "name": "x",
+    ...        "tasks": [{"id": "a", "cost": 1}], "platform": {"processors": [{"id": "p"}]}}
+    >>> content_key(doc) == content_key({**doc, "name": "y"})
+    True
+    """
+    doc = {k: v for k, v in spelling.items() if k != "name"}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
