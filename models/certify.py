@@ -54,12 +54,16 @@ Outcomes (:func:`certify` returns a new :class:`~exactsched.result.Result`):
   ``FEASIBLE``, the foundation lower bound, ``certified=False`` and
   ``stats["false_proof"]`` saying what was claimed and who caught it;
 * no witness decides within the time (or each refuses): ``certified=False``,
-  ``certified_by=()``. :func:`settle` (run by :func:`apply_policy`, hence by
-  :func:`exactsched.solve`) then keeps ``OPTIMAL`` only for a proof that
-  stands alone: never an engine's (MILP, CP-SAT: not in :data:`PROVES_ALONE`), never
-  on data that are not held. With ``certify=False`` only the exact bound
-  (:data:`INSTANT_WITNESS`) is asked, so an engine's claim it does not meet is
-  ``FEASIBLE`` with ``stats["claim"]``.
+  ``certified_by=()``, and :func:`certify` returns the claim settled
+  (:func:`settle`): ``FEASIBLE`` with the bound a proof stands behind and
+  ``stats["claim"]`` saying what was claimed and why it is not optimal. An
+  undecided claim is never ``OPTIMAL``, whoever calls. :func:`settle` (run by
+  :func:`apply_policy`, hence by :func:`exactsched.solve`) also keeps
+  ``OPTIMAL`` only for a proof that stands alone: never an engine's (MILP,
+  CP-SAT: not in :data:`PROVES_ALONE`) uncertified, never on data that are not
+  held. With ``certify=False`` only the exact bound (:data:`INSTANT_WITNESS`)
+  is asked, so an engine's claim it does not meet is ``FEASIBLE`` with
+  ``stats["claim"]``.
 
 :func:`agree` compares the results of several methods on one instance and
 reports ``"disputed"`` when they differ by a grid step or more.
@@ -378,7 +382,8 @@ def certify(
     -------
     Result
         See the module docstring. A certified claim is ``OPTIMAL`` with
-        ``lower_bound == makespan``. ``stats["certify"]`` holds ``seconds``,
+        ``lower_bound == makespan``; an undecided one ``FEASIBLE``
+        (:func:`settle`), with ``certified=False``. ``stats["certify"]`` holds ``seconds``,
         ``delta``, ``grid`` and each witness's outcome and reason.
 
     Raises
@@ -528,7 +533,8 @@ def certify(
             certified=True,
             certified_by=tuple(refuted_by),
         )
-    return replace(result, stats=stats, certified=False, certified_by=())
+    # Undecided: the claim is no proof, whoever calls (not only solve's policy).
+    return settle(problem, replace(result, stats=stats, certified=False, certified_by=()))
 
 
 def trusted_bound(problem: Problem, grid: Grid | None = None) -> float:

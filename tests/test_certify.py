@@ -421,7 +421,10 @@ def test_witnesses_decline_too_many_processor_pairs() -> None:
     schedule = exactsched.Schedule.from_arrays(p, np.array([0, 0]), np.array([0.0, 5.0]))
     claim = Result("claim", Status.OPTIMAL, schedule, 7, 7, 0.0)
     result = certify(p, claim, witnesses=["cpsat-disjunctive", "milp"], time_limit=5)
-    assert result.status is Status.OPTIMAL and result.certified is False
+    # Undecided: no longer a claim of optimality, whoever called (not only solve).
+    assert result.status is Status.FEASIBLE and result.certified is False
+    assert result.stats["claim"]["makespan"] == 7
+    assert result.lower_bound <= 7
     reasons = {w["reason"] for w in result.stats["certify"]["witnesses"].values()}
     assert reasons == {"too many (arc, processor pair) delays"}
     assert certify(p, claim, time_limit=5).certified_by == ("bounds",)
@@ -443,6 +446,11 @@ def test_an_undecided_certification_leaves_no_optimum() -> None:
     assert tried.lower_bound <= heft.makespan
     off = settle(problem, replace(claim, certified=None))
     assert off.status is Status.FEASIBLE and off.stats["claim"]["makespan"] == heft.makespan
+    # certify itself settles what it cannot decide (an explicit witness list included)
+    # and settling twice changes nothing.
+    direct = certify(problem, claim, witnesses=["milp"], time_limit=0.01)
+    assert direct.certified is False and direct.status is Status.FEASIBLE
+    assert settle(problem, direct) == direct
     assert "certification off" in off.stats["claim"]["why_not_optimal"]
     brute = replace(claim, method="bruteforce", certified=None)  # exhaustive: a proof
     assert settle(problem, brute).status is Status.OPTIMAL
