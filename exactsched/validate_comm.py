@@ -193,8 +193,11 @@ def message_violations(
         end_a = _num(pl_a.start, exact) + _num(problem.cost[a, p], exact)
         before, before_label = end_a, f"{ids[a]} finishes"
         for (res, weight, name), (s, f) in zip(route, times, strict=True):
-            w = Fraction(weight)
-            dur = _Num(weight * unit.f, w * unit.x if unit.x is not None else None)
+            # A stage's weight (its hops on a matrix network) is read as the decimal it
+            # prints as, like every other datum: 0.1 hops is 1/10, not its binary value.
+            w = _num(weight, exact).x
+            both = unit.x is not None and w is not None
+            dur = _Num(weight * unit.f, w * unit.x if both else None)
             where = f"link {name}" if contention else f"ports {name}"
             if cmp.differ(f, s + dur):
                 out.append(

@@ -87,6 +87,34 @@ def test_a_file_edited_between_sweeps_supersedes_its_old_rows(tmp_path):
     _validated(db)
 
 
+def test_a_claim_left_on_an_edited_instance_is_not_an_unfinished_run(tmp_path):
+    # A sweep killed during a run, then the file edited: the old content is never planned
+    # again, so its claim must not keep the study "unfinished" for good (an outside
+    # audit, session 17: compare said complete while results said not).
+    from exactsched.experiments.analysis import unfinished_note
+
+    path = tmp_path / "inst" / "t.json"
+    path.parent.mkdir()
+    doc = json.loads(TOPCUOGLU.read_text())
+    path.write_text(json.dumps(doc))
+    db = tmp_path / "s.sqlite"
+    _sweep([path.parent], db)
+    old_key = instance_key(load_instance(doc))
+    with Store(db) as store:
+        assert store.claim(old_key, "peft", "{}", results_version())
+        with sqlite3.connect(db) as con:  # as if its process died
+            con.execute("UPDATE claims SET owner = 'elsewhere:1'")
+    with Store(db, readonly=True) as store:
+        assert sum(store.unfinished()[0].values()) == 1
+    doc["tasks"][0]["cost"] = [x + 50 for x in doc["tasks"][0]["cost"]]
+    path.write_text(json.dumps(doc))
+    time.sleep(0.01)
+    _sweep([path.parent], db)
+    with Store(db, readonly=True) as store:
+        assert store.unfinished() == ({}, 0)
+        assert unfinished_note(store) is None
+
+
 def test_a_platform_override_is_not_an_edit(tmp_path):
     db = tmp_path / "s.sqlite"
     for platform in ("fully-connected:3", "mesh:3x1"):

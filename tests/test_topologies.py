@@ -341,6 +341,13 @@ ERRORS = [
         "dims",
         r"^dims: product of \[2\] is 2, but the platform has 1 processor$",
     ),
+    # a product Python will not print (over 4,300 digits): once exit 3, an outside audit
+    (
+        {"topology": "mesh", "dims": [2] * 20000},
+        4,
+        "dims",
+        r"^dims: product of \[2, 2, .*\.\.\. is about 1e6020, but the platform has 4 proc",
+    ),
     # hypercube
     ({"topology": "hypercube"}, 6, "topology", r"^topology: a hypercube needs a power-of-two"),
     # fat-tree

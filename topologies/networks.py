@@ -69,6 +69,19 @@ def _is_real(x: object) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
 
 
+def _size(dims: Sequence[int]) -> str:
+    """``prod(dims)`` as text; past 30 digits its power of ten (Python will not print
+    an integer of more than 4,300 digits, and nobody reads one of 30).
+
+    >>> _size([4, 3]), _size([10**40, 10**40]), _size([2] * 20000)
+    ('12', 'about 1e80', 'about 1e6020')
+    """
+    digits = sum(math.log10(d) for d in dims)
+    if digits < 30:
+        return str(math.prod(dims))
+    return f"about 1e{math.floor(digits + 1e-9)}"
+
+
 def _show(x: object, limit: int = 40) -> str:
     """A short, JSON-flavoured rendering of a value for one-line messages."""
     if isinstance(x, np.generic):
@@ -567,7 +580,7 @@ class _Grid(Topology):
         if math.prod(dims) != n:
             raise TopologyError(
                 "dims",
-                f"product of {list(dims)} is {math.prod(dims)}, "
+                f"product of {_show(list(dims))} is {_size(dims)}, "
                 f"but the platform has {n} processor{'s' if n != 1 else ''}",
             )
         return cls(dims)

@@ -564,7 +564,8 @@ class Store:
         -------
         claimed : dict of str to int
             Runs claimed and not finished, per owner (``host:pid``): in flight,
-            or left by a sweep that was stopped.
+            or left by a sweep that was stopped. Claims on superseded contents
+            (:func:`stale_instances`) are not counted: no sweep plans them again.
         not_started : int
             Planned runs (``plans``) of current instances with neither a row
             nor a claim of the version the plan recorded: a sweep stopped
@@ -593,9 +594,12 @@ class Store:
         )
         claimed: dict[str, int] = defaultdict(int)
         held = set()
+        # A content since superseded (its file edited) is never planned again: a claim
+        # left on it by a stopped sweep is no unfinished run of this study.
+        stale = stale_instances(self.reads())
         # Full keys, version included: a run of other code is not this plan's run.
         for *key, owner in claims:
-            if wanted is None or tuple(key) in wanted:
+            if (wanted is None or tuple(key) in wanted) and key[0] not in stale:
                 claimed[owner] += 1
                 held.add(tuple(key))
         if "plans" not in tables:
@@ -604,7 +608,6 @@ class Store:
             tuple(r)
             for r in self._db.execute("SELECT instance, method, options, version FROM runs")
         }
-        stale = stale_instances(self.reads())
         planned = {
             tuple(r)
             for r in self._db.execute("SELECT instance, method, options, version FROM plans")
