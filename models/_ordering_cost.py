@@ -209,6 +209,23 @@ class _Static:
         return idx, val, ok
 
 
+def require_delay_model(problem: Problem) -> None:
+    """Refuse makespan costs under single-port or contention (a MethodError saying why).
+
+    Messages that queue for ports or links are booked one schedule at a time
+    (:class:`heuristics.eft.ScheduleBuilder`); costed as delays, orderings would
+    look shorter than any schedule of the instance. Callers ask first, before
+    any search or count they would otherwise spend time on.
+    """
+    if problem.communication != "delay":
+        raise MethodError(
+            f"makespan costs: the instance's communication model is "
+            f"{problem.communication!r}; ordering makespans are computed under the delay "
+            "model only (schedule one ordering with ordering_schedule, or cost the "
+            "orderings of the instance under 'delay')"
+        )
+
+
 class BatchSchedule:
     """List schedules of many orderings built side by side (one ordering per row).
 
@@ -238,16 +255,7 @@ class BatchSchedule:
     """
 
     def __init__(self, problem: Problem, rows: int, *, insertion: bool = True) -> None:
-        if problem.communication != "delay":
-            # Messages that queue for ports or links are booked one schedule at a time
-            # (heuristics.eft.ScheduleBuilder); costed as delays, orderings would look
-            # shorter than any schedule of the instance.
-            raise MethodError(
-                f"makespan costs: the instance's communication model is "
-                f"{problem.communication!r}; ordering makespans are computed under the delay "
-                "model only (schedule one ordering with ordering_schedule, or cost the "
-                "orderings of the instance under 'delay')"
-            )
+        require_delay_model(problem)
         self.problem = problem
         self.insertion = bool(insertion)
         self._s = _Static(problem)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -210,6 +211,7 @@ def branch_and_bound(
     initial: np.ndarray | None = None,
     chunk: int = 2048,
     stop_at_bound: bool = True,
+    resolution: float | None = None,
 ) -> SearchResult:
     """Find, and prove, the best priority list by branch and bound over prefixes.
 
@@ -239,6 +241,11 @@ def branch_and_bound(
         Stop as soon as the incumbent meets the lower bound (default). With
         False the search runs to the end and the result is the
         lexicographically smallest best ordering, as enumeration gives.
+    resolution : float, optional
+        Grid units per unit of time on decimal data
+        (:func:`models.orderings.cost_resolution`): makespans are compared as the
+        grid values they stand for and bounds as the least grid value not below
+        them, so that a float rounding neither splits a tie nor prunes one.
 
     Returns
     -------
@@ -271,6 +278,20 @@ def branch_and_bound(
     )
     nodes = 0
 
+    def on_grid(value: Any) -> Any:
+        """Makespans as the grid values they stand for (0.6 and 0.6000000000000001 tie)."""
+        if resolution is None:
+            return value
+        return np.rint(np.asarray(value, dtype=float) * resolution)
+
+    def bound_on_grid(value: Any) -> Any:
+        """A bound as the least grid value not below it (every makespan is on the grid),
+        less its float noise: a bound never prunes a tie it does not exceed."""
+        if resolution is None:
+            return value
+        units = np.asarray(value, dtype=float) * resolution
+        return np.ceil(units - 1e-9 * np.maximum(1.0, np.abs(units)))
+
     def result(proven: bool, lb: float, why: str | None = None) -> SearchResult:
         return SearchResult(
             inc.copy(),
@@ -282,7 +303,7 @@ def branch_and_bound(
             why,
         )
 
-    if stop_at_bound and inc_value <= global_lb:
+    if stop_at_bound and on_grid(inc_value) <= bound_on_grid(global_lb):
         return result(True, inc_value)
     memory = SEARCH_MEMORY  # read per call, so that tests can lower it
     # A block expands to a row per ready task (at most n), each row (3 + 2 P) n floats
@@ -332,12 +353,13 @@ def branch_and_bound(
         batch.step(cols, None if mapping is None else mapping[cols])
         if prefix.shape[1] == n:
             ms = batch.makespan()
-            best = int(np.argmin(ms))  # first minimum: lexicographically smallest
-            if ms[best] < inc_value or (
-                ms[best] == inc_value and _lex_le(prefix[best : best + 1], inc)[0]
+            grid_ms, grid_inc = on_grid(ms), on_grid(inc_value)
+            best = int(np.argmin(grid_ms))  # first minimum: lexicographically smallest
+            if grid_ms[best] < grid_inc or (
+                grid_ms[best] == grid_inc and _lex_le(prefix[best : best + 1], inc)[0]
             ):
                 inc, inc_value = prefix[best].copy(), float(ms[best])
-                if stop_at_bound and inc_value <= global_lb:
+                if stop_at_bound and grid_ms[best] <= bound_on_grid(global_lb):
                     return result(True, inc_value)
             continue
         # Bounded a slice at a time, to stop within a fraction of a second of the limit
@@ -348,9 +370,10 @@ def branch_and_bound(
                 return stopped("time limit", parent_lb)
             part = slice(start, start + _BOUND_ROWS)
             lb[part] = bounds.lower(batch, part)
-        keep = (lb < inc_value) | ((lb == inc_value) & _lex_le(prefix, inc))
+        grid_lb, grid_inc = bound_on_grid(lb), on_grid(inc_value)
+        keep = (grid_lb < grid_inc) | ((grid_lb == grid_inc) & _lex_le(prefix, inc))
         if stop_at_bound:
-            keep &= lb < inc_value
+            keep &= grid_lb < grid_inc
         keep = np.flatnonzero(keep)
         if not len(keep):
             continue

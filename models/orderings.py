@@ -61,6 +61,7 @@ from ._ordering_cost import (
     network_costs,
     ordering_priority,
     pair_costs,
+    require_delay_model,
     resolve_mapping,
 )
 from ._ordering_search import branch_and_bound, priority_ordering, tree_minimum
@@ -467,6 +468,8 @@ def best_ordering(
     _check_objective(objective)
     if engine not in ("dp", "isl"):
         raise MethodError(f"engine: unknown {engine!r} (dp or isl)")
+    if objective == "makespan":
+        require_delay_model(problem)  # before counting against the limit
     t0 = time.perf_counter()
     if limit is not None:
         count = count_legal(problem, engine=engine)
@@ -513,6 +516,7 @@ def best_ordering(
             if low == best_key:
                 ties += int((keys == low).sum())
     assert best_row is not None  # every DAG has a legal ordering
+    best_cost = _reported_cost(best_cost, cost_resolution(problem, pair))
     return BestOrdering(
         order=tuple(problem.task_ids[t] for t in best_row.tolist()),
         indices=best_row.astype(np.int64),
@@ -561,8 +565,9 @@ def best_priority_list(
         that reaches it is proven best at once. ``seconds`` includes this run.
     stop_at_bound : bool
         False: run to the end and return the lexicographically smallest best
-        list (what :func:`best_ordering` returns; on float data, a best list of
-        the same cost, as a rounding in a prefix bound can prune a tie).
+        list (what :func:`best_ordering` returns; on integer and decimal data
+        exactly, as both compare on the grid; on float data off a grid, a best
+        list of the same cost, as a rounding in a prefix bound can prune a tie).
 
     Returns
     -------
@@ -577,6 +582,7 @@ def best_priority_list(
     >>> b.cost, b.proven
     (73.0, True)
     """
+    require_delay_model(problem)  # before the CP-SAT run that would be wasted
     m = None if mapping is None else resolve_mapping(problem, mapping)
     t0 = time.perf_counter()
     if exact_time_limit is not None and exact_time_limit > 0:
@@ -594,6 +600,7 @@ def best_priority_list(
         time_limit=time_limit,
         lower_bound=lower_bound,
         stop_at_bound=stop_at_bound,
+        resolution=cost_resolution(problem),
     )
     return BestOrdering(
         order=tuple(problem.task_ids[t] for t in r.ordering.tolist()),
@@ -674,18 +681,35 @@ def cost_key(
     >>> cost_key(p)(np.array([0.6, 0.6000000000000001])).tolist()
     [6.0, 6.0]
     """
-    if pair is None:
-        from models._grid import data_grid
-
-        grid = data_grid(problem)
-        if grid.kind != "decimal" or not grid.held:
-            return lambda costs: costs
-        resolution = float(grid.resolution)
-    else:
-        resolution = _pair_resolution(pair, problem.n_tasks)
-        if resolution is None:
-            return lambda costs: costs
+    resolution = cost_resolution(problem, pair)
+    if resolution is None:
+        return lambda costs: costs
     return lambda costs: np.rint(np.asarray(costs, dtype=float) * resolution)
+
+
+def cost_resolution(problem: Problem, pair: np.ndarray | None = None) -> float | None:
+    """Grid units per unit of cost (``10**places``) where :func:`cost_key` uses a grid.
+
+    Examples
+    --------
+    >>> cost_resolution(Problem.from_lists([0.1, 0.25], n_processors=1))
+    100.0
+    >>> cost_resolution(Problem.from_lists([1, 2], n_processors=1)) is None
+    True
+    """
+    if pair is not None:
+        return _pair_resolution(pair, problem.n_tasks)
+    from models._grid import data_grid
+
+    grid = data_grid(problem)
+    return float(grid.resolution) if grid.kind == "decimal" and grid.held else None
+
+
+def _reported_cost(cost: float, resolution: float | None) -> float:
+    """A least cost as the grid value it stands for (0.3, not 0.30000000000000004)."""
+    if resolution is None or not np.isfinite(cost):
+        return cost
+    return float(np.rint(cost * resolution)) / resolution
 
 
 def _pair_resolution(pair: np.ndarray, n: int) -> float | None:

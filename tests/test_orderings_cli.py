@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -208,7 +209,10 @@ AUDIT = "tests/data/orderings-audit"
 
 
 @pytest.mark.parametrize("model", ["contention", "single-port"])
-@pytest.mark.parametrize("extra", [[], ["--search", "--time-limit", "5"]])
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--search", "--time-limit", "5"], ["--search", "--cpsat-bound", "30"], ["--limit", "1"]],
+)
 def test_makespan_costs_refuse_queued_messages(capsys, tmp_path, model, extra):
     """An outside audit: under contention the costs were those of delays (10, "proven"),
     below the certified optimum 14. The batch scheduler models delays only: refused."""
@@ -219,9 +223,13 @@ def test_makespan_costs_refuse_queued_messages(capsys, tmp_path, model, extra):
     path = tmp_path / f"fork-{model}.json"
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(problem.to_json(), fh)
+    started = time.monotonic()
     status, out, err = run(capsys, str(path), "--best", "makespan", *extra)
     assert status == 2 and out == ""
+    # The model first: no CP-SAT run (--cpsat-bound) and no --limit hint that would be
+    # refused in turn (an outside audit, session 17: 22.8 s before the refusal).
     assert err.count("\n") == 1 and f"communication model is '{model}'" in err
+    assert time.monotonic() - started < 20
     with pytest.raises(MethodError, match="delay model only"):
         mo.priority_list_gap(problem, time_limit=5, workers=1)
     # one ordering is still scheduled under the instance's own model
@@ -266,3 +274,34 @@ def test_tree_minimum_within_its_memory(monkeypatch):
     monkeypatch.setattr(_ordering_search, "TREE_MEMORY", 1)
     got = tree_minimum(problem)
     assert (got[0], got[1].tolist(), got[2:]) == (want[0], want[1].tolist(), want[2:])
+
+
+def test_best_costs_are_the_grid_values_they_stand_for(capsys, tmp_path):
+    """Decimal data: a least network cost prints 0.3, not 0.30000000000000004 (an
+    outside audit, session 17), and the search returns enumeration's first best list."""
+    from models.orderings import best_ordering, best_priority_list
+
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}, {"id": "p2"}]},
+        "tasks": [
+            {"id": "a", "cost": 0.1, "processors": ["p0"]},
+            {"id": "b", "cost": 0.2, "processors": ["p1"]},
+            {"id": "c", "cost": 0.3, "processors": ["p2"]},
+        ],
+        "edges": [{"src": "a", "dst": "b", "data": 0.1}, {"src": "b", "dst": "c", "data": 0.2}],
+    }
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(doc))
+    status, out, _ = run(capsys, str(path), "--best", "network", "--weight", "data", "--json")
+    assert status == 0 and json.loads(out)["best"]["cost"] == 0.3
+    tie = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}], "network": {"latency": 5}},
+        "tasks": [{"id": "t0", "cost": 0.3}, {"id": "t1", "cost": 0.1}, {"id": "t2", "cost": 0.2}],
+        "edges": [{"src": "t1", "dst": "t2"}],
+    }
+    problem = exactsched.load_instance(tie)
+    first = best_ordering(problem, "makespan")
+    searched = best_priority_list(problem, stop_at_bound=False)
+    assert first.order == searched.order == ("t0", "t1", "t2") and searched.cost == 0.3

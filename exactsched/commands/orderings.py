@@ -132,6 +132,8 @@ def _cmd_orderings(args: argparse.Namespace) -> int:
         raise MethodError("--engine: --search neither counts nor enumerates; add --count")
     if args.limit is not None and (not args.best or args.search):
         raise MethodError("--limit: needs --best without --search (the only mode that enumerates)")
+    if args.best == "makespan":
+        mo.require_delay_model(problem)  # before a count, a --limit hint or a CP-SAT run
     args.limit = DEFAULT_LIMIT if args.limit is None else args.limit
     args.weight = args.weight or "hops"
     args.engine = args.engine or "dp"
