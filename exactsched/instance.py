@@ -44,7 +44,7 @@ import re
 import stat
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -719,12 +719,21 @@ def _parse_platform(doc: Mapping[str, Any]) -> tuple[list[str], list[str], dict,
         # Huge integers (dims, arity) would make the line unreadable: abbreviate them.
         message = re.sub(r"\d{31,}", lambda m: f"{m[0][:6]}...({len(m[0])} digits)", str(exc))
         raise InstanceError(f"platform.network.{message}") from None
-    _check_communication(network, topology)
+    _check_communication(network, topology, proc_ids)
     return proc_ids, proc_types, network, topology, hops
 
 
-def _check_communication(network: Mapping[str, Any], topology: Any) -> None:
-    """The ``communication`` and ``duplex`` keys (docs/instance-format.md)."""
+def _check_communication(
+    network: Mapping[str, Any], topology: Any, proc_ids: Sequence[str] = ()
+) -> None:
+    """The ``communication`` and ``duplex`` keys (docs/instance-format.md).
+
+    Under ``contention`` a schedule names each link ``u->v`` by its ends: a
+    processor id holding ``->``, or spelling a fat-tree switch (``sw<level>.<index>``),
+    would let two links print alike (an outside audit: ``sw1.0->sw2.0`` was both
+    an up-link to the root and a down-link to a processor called ``sw2.0``).
+    Without ``->`` in any name, ``u->v`` splits one way only.
+    """
     from topologies import TopologyError
     from topologies.routing import COMMUNICATION_MODELS, check_routable
 
@@ -742,6 +751,30 @@ def _check_communication(network: Mapping[str, Any], topology: Any) -> None:
         check_routable(topology, model)
     except TopologyError as exc:
         raise InstanceError(f"platform.network.{exc}") from None
+    if model != "contention":
+        return
+    switches = _switch_names(topology)
+    for k, pid in enumerate(proc_ids):
+        if "->" in pid or pid in switches:
+            why = "holds '->'" if "->" in pid else "is the name of a switch of the fat tree"
+            raise InstanceError(
+                f"platform.processors[{k}].id: {_show(pid)} {why}, and under 'contention' "
+                "a schedule names each link 'u->v' by its ends: rename the processor"
+            )
+
+
+def _switch_names(topology: Any) -> frozenset[str]:
+    """The names ``sw<level>.<index>`` of a fat tree's switches (none elsewhere)."""
+    from topologies import FatTree
+
+    if not isinstance(topology, FatTree):
+        return frozenset()
+    n, arity = topology.n_processors, topology.arity
+    return frozenset(
+        f"sw{level}.{index}"
+        for level in range(1, topology.levels + 1)
+        for index in range(n // arity**level)
+    )
 
 
 def _expand_preset(platform: Any) -> Any:

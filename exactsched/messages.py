@@ -102,7 +102,7 @@ def messages_from_json(rows: Any) -> tuple[Message, ...]:
         if not isinstance(row, Mapping):
             raise ScheduleError(f"{where}: expected an object")
         for key in ("src", "dst"):
-            if not isinstance(row.get(key), str) or not row[key]:
+            if not isinstance(row.get(key), str):  # "" is a task id like any other
                 raise ScheduleError(f"{where}.{key}: expected a task id")
         about = f" for edge {row['src']!r} -> {row['dst']!r}"
         pair = (row["src"], row["dst"])

@@ -36,6 +36,17 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _restore_problem(state: dict[str, Any]) -> Problem:
+    """A problem from its pickled slots (:meth:`Problem.__reduce__`), arrays read-only."""
+    problem = Problem.__new__(Problem)
+    for key, value in state.items():
+        if isinstance(value, np.ndarray):
+            value = _frozen(value)
+        object.__setattr__(problem, key, value)
+    object.__setattr__(problem, "_cache", {})
+    return problem
+
+
 def _py(value: Any) -> Any:
     """Plain Python lists and numbers from (nested) sequences and numpy values."""
     if isinstance(value, np.ndarray | np.generic):
@@ -187,6 +198,13 @@ class Problem:
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Problem is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Slots and a refusing __setattr__: pickle cannot restore them by default, and
+        # a Problem must travel to worker processes (multiprocessing, dask; an outside
+        # audit). The cache is left behind: it is derived, and recomputed on demand.
+        state = {key: getattr(self, key) for key in self.__slots__ if key != "_cache"}
+        return (_restore_problem, (state,))
 
     # ---- construction -------------------------------------------------------------
 

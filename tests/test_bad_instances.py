@@ -33,6 +33,10 @@ ROOT = Path(__file__).parent.parent
 # File name (without .json) -> regular expression the message must match from its start.
 P = r"platform\.network\."
 EXPECTED: dict[str, str] = {
+    # Link names u->v must split one way (an outside audit, session 17).
+    "contention_processor_id_with_arrow": r"platform\.processors\[1\]\.id: \"a->b\" holds '->'",
+    "contention_processor_named_like_a_switch": r"platform\.processors\[1\]\.id: \"sw2\.0\" is "
+    r"the name of a switch of the fat tree",
     "affinity_empty": r"tasks\[2\]\.processors: empty affinity.*\(task 'c'\)$",
     "affinity_number": r"tasks\[2\]\.processors\[0\]: expected a processor id, got 0",
     "affinity_string": r"tasks\[2\]\.processors: expected a list of processor ids, got \"p1\"",

@@ -296,3 +296,30 @@ def test_bad_message_documents(messages, error):
     doc = {"format": "exactsched/schedule@1", "tasks": [], "messages": messages}
     with pytest.raises(ScheduleError, match=error):
         Schedule.from_json(doc)
+
+
+@pytest.mark.parametrize("model", ["single-port", "contention"])
+def test_an_empty_task_id_sends_messages_too(tmp_path, model):
+    # "" is a task id like any other: the schedule file of a message it sends was
+    # refused by the project's own reader (an outside audit, session 17).
+    import exactsched
+
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {
+            "processors": [{"id": "p0"}, {"id": "p1"}],
+            "network": {"communication": model},
+        },
+        "tasks": [
+            {"id": "", "cost": 1, "processors": ["p0"]},
+            {"id": "b", "cost": 1, "processors": ["p1"]},
+        ],
+        "edges": [{"src": "", "dst": "b", "data": 2}],
+    }
+    problem = exactsched.load_instance(doc)
+    result = exactsched.solve(problem, "heft")
+    assert validate(problem, result.to_json()) == [] and result.makespan == 4
+    instance, schedule = tmp_path / "i.json", tmp_path / "s.json"
+    instance.write_text(json.dumps(doc))
+    schedule.write_text(json.dumps(result.to_json()))
+    assert main(["validate", str(instance), str(schedule)]) == 0

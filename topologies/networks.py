@@ -240,6 +240,14 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def _restore(cls: type, state: dict[str, Any]) -> Any:
+    """A topology from its pickled slots (:meth:`Topology.__reduce__`)."""
+    obj = cls.__new__(cls)
+    for slot, value in state.items():
+        object.__setattr__(obj, slot, value)
+    return obj
+
+
 # --------------------------------------------------------------------------- base class
 
 
@@ -270,6 +278,17 @@ class Topology(ABC):
 
     def __delattr__(self, attr: str) -> None:
         raise AttributeError(f"{type(self).__name__} objects are immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Slots and a __setattr__ that refuses: pickle's default restore cannot set
+        # them, and a Problem must travel to worker processes (an outside audit).
+        state = {
+            slot: object.__getattribute__(self, slot)
+            for cls in type(self).__mro__
+            for slot in getattr(cls, "__slots__", ())
+            if hasattr(self, slot)
+        }
+        return (_restore, (type(self), state))
 
     # -- what subclasses provide
 
