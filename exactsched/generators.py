@@ -489,8 +489,10 @@ def daggen_dag(
 ) -> list[tuple[int, int]]:
     """Arcs of a DAG with the parameters of Suter's daggen [2]_.
 
-    * ``fat`` (0..1): the mean level width is ``n ** fat`` (0: a chain, 1: one
-      level of independent tasks);
+    * ``fat`` (0..1): the mean level width is ``n ** fat``; with
+      ``regularity=1`` (every level that wide) 0 gives a chain and 1 one level
+      of independent tasks, otherwise the widths spread around the mean (at
+      ``fat=1`` and the default regularity, often several levels with arcs);
     * ``regularity`` (0..1): each level's width is drawn uniformly within
       ``(1 - regularity) * 100 %`` of the mean (1: every level equally wide);
     * ``density`` (0..1): a task of level ``k`` gets about ``density`` times
@@ -500,9 +502,9 @@ def daggen_dag(
 
     Examples
     --------
-    >>> daggen_dag(4, fat=0.0, seed=0)  # width 1: a chain
+    >>> daggen_dag(4, fat=0.0, regularity=1.0, seed=0)  # width 1: a chain
     [(0, 1), (1, 2), (2, 3)]
-    >>> daggen_dag(4, fat=1.0, seed=0)  # width n: no arcs
+    >>> daggen_dag(4, fat=1.0, regularity=1.0, seed=0)  # width n: no arcs
     []
     """
     n_tasks = _positive_int(n_tasks, "n_tasks")
@@ -584,8 +586,10 @@ def random_workload(
         Target CCR under ``ccr_definition`` (see
         :data:`exactsched.workloads.weights.CCR_DEFINITIONS`); the edge data are
         drawn uniformly, then scaled to hit it. Ignored when ``data`` is given.
-        ``"default"``: 1 where some edge may carry data, else the data as drawn
-        (an explicit CCR other than 0 there is refused: it cannot be met).
+        ``"default"``: 1 where some edge may carry data, else the data as drawn.
+        An explicit CCR must be positive, except 0 where no edge may carry data
+        (the one CCR such a graph has); any other is refused there, as it
+        cannot be met.
     data : {"low", "high"} or None
         The data regimes of McSweeney's report, section 3.2.3, instead of a CCR
         (types ``cpu`` and ``gpu`` only).

@@ -241,3 +241,43 @@ def test_convert_keeps_order_pairs_and_says_what_it_drops(capsys, tmp_path):
         tmp_path / "again.json",
     )
     assert status == 0 and "warning" not in err  # JSON holds everything
+
+
+STG_FILE = str(DATA / "workloads-audit" / "mid.stg")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["random", "--tasks", "30", "--p", "0.5"], "--p: only with --generator layered or erdos"),
+        (["random", "--tasks", "9", "--generator", "erdos-renyi", "--fat", "0.2"], "--fat: only"),
+        (["random", "--tasks", "9", "--generator", "layered", "--alpha", "2"], "--alpha: only"),
+        (["random", "--tasks", "9", "--density", "0.9"], "--density: only with --generator dag"),
+        (["random", "--tasks", "9", "--weights", "hoft-low", "--beta", "0.9"], "--beta: only"),
+        (
+            ["random", "--tasks", "9", "--data", "high", "--ccr", "3"],
+            "--ccr: not used with --data",
+        ),
+        (["cholesky", "--tiles", "3", "--w-dag", "9"], "--w-dag: not an option of generate chol"),
+        (["stg", STG_FILE, "--platform", "cpu-gpu:3+1", "--beta", "1"], "--beta: only with --w"),
+        (["stg", STG_FILE, "--jump", "2"], "--jump: not an option of generate stg"),
+    ],
+)
+def test_options_the_choice_would_ignore_are_refused(capsys, tmp_path, argv, message):
+    # Each was silently dropped (an outside audit, session 17).
+    status = main(["generate", *argv, "-o", str(tmp_path / "g.json")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "g.json").exists()
+
+
+def test_each_generators_own_options_are_taken(capsys, tmp_path):
+    for argv in (
+        ["--generator", "daggen", "--fat", "0.2", "--jump", "2", "--density", "0.1"],
+        ["--generator", "layered", "--p", "0.2", "--layers", "3"],
+        ["--generator", "erdos-renyi", "--p", "0.1"],
+        ["--alpha", "2", "--out-degree", "3", "--beta", "0.9", "--w-dag", "10"],
+    ):
+        out = tmp_path / "g.json"
+        assert main(["generate", "random", "--tasks", "30", *argv, "-o", str(out)]) == 0
+        assert load_instance(out).n_tasks == 30

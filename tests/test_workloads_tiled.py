@@ -194,3 +194,14 @@ def test_integral_and_schedulable():
         result = solve(p, method)
         assert validate(p, result.schedule) == []
     assert isinstance(Problem.from_json(p.to_json()), Problem)
+
+
+@pytest.mark.parametrize(
+    "options", [{"tile_size": 1}, {"tile_size": 2, "noise": (1e-300, 1e-300)}]
+)
+def test_a_positive_tiled_time_is_never_written_as_zero(options):
+    # Six places wrote GPU times of tile size 1 as 0 (an outside audit, session 17):
+    # the times keep significant digits on one decimal grid instead.
+    p = tiled_instance("cholesky", 6, **options)
+    assert (p.cost > 0).all()
+    assert validate(p, solve(p, "heft").schedule) == []

@@ -122,7 +122,7 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     rnd.add_argument(
         "--tasks", type=int_arg(1, MAX_TASKS), help=f"number of tasks (at most {MAX_TASKS:,})"
     )
-    rnd.add_argument("--alpha", type=finite_arg, default=1.0, help="topcuoglu: shape (default 1)")
+    rnd.add_argument("--alpha", type=finite_arg, default=None, help="topcuoglu: shape (default 1)")
     rnd.add_argument(
         "--out-degree",
         type=finite_arg,
@@ -135,13 +135,25 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         help="layered: number of layers (default sqrt(n))",
     )
     rnd.add_argument(
-        "--p", type=finite_arg, default=0.3, help="layered, erdos-renyi: arc probability"
+        "--p",
+        type=finite_arg,
+        default=None,
+        help="layered, erdos-renyi: arc probability (default 0.3)",
     )
-    rnd.add_argument("--fat", type=finite_arg, default=0.5, help="daggen: width n**fat")
-    rnd.add_argument("--density", type=finite_arg, default=0.5, help="daggen: parents per task")
-    rnd.add_argument("--regularity", type=finite_arg, default=0.5, help="daggen: level widths")
     rnd.add_argument(
-        "--jump", type=int_arg(1, MAX_TASKS), default=1, help="daggen: levels an arc may jump"
+        "--fat", type=finite_arg, default=None, help="daggen: width n**fat (default 0.5)"
+    )
+    rnd.add_argument(
+        "--density", type=finite_arg, default=None, help="daggen: parents per task (default 0.5)"
+    )
+    rnd.add_argument(
+        "--regularity", type=finite_arg, default=None, help="daggen: level widths (default 0.5)"
+    )
+    rnd.add_argument(
+        "--jump",
+        type=int_arg(1, MAX_TASKS),
+        default=None,
+        help="daggen: levels an arc may jump (default 1)",
     )
     wts = gen.add_argument_group("weights (random, stg)")
     wts.add_argument(
@@ -149,8 +161,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
         help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
     )
-    wts.add_argument("--beta", type=finite_arg, default=0.5, help="topcuoglu heterogeneity")
-    wts.add_argument("--w-dag", type=finite_arg, default=50.0, help="topcuoglu mean cost")
+    wts.add_argument(
+        "--beta", type=finite_arg, default=None, help="topcuoglu heterogeneity (default 0.5)"
+    )
+    wts.add_argument(
+        "--w-dag", type=finite_arg, default=None, help="topcuoglu mean cost (default 50)"
+    )
     wts.add_argument(
         "--ccr",
         default=None,
@@ -614,6 +630,7 @@ def _check_options(args: argparse.Namespace) -> None:
             raise MethodError("--rate: not used with --measured (measured kernel times)")
     if kind in ("random", "stg") and args.rate and args.weights != "flops":
         raise MethodError(f"--rate: only with --weights flops for generate {kind}")
+    _check_random_options(args)
     args.tile_size = 128 if args.tile_size is None else args.tile_size
     args.noise = _NOISE if args.noise is None else tuple(args.noise)
     args.precision = 8 if args.precision is None else args.precision
@@ -622,8 +639,6 @@ def _check_options(args: argparse.Namespace) -> None:
     rates = _rates(args)
     if rates:
         _known_types(rates, args.platform, "--rate")
-    if args.layers is not None and args.generator != "layered":
-        raise MethodError(f"--layers: only with --generator layered, not {args.generator}")
     if kind == "random" and args.layers is not None and args.layers > (args.tasks or args.layers):
         # Every layer holds a task, so there are at most --tasks of them.
         warnings.warn(
@@ -632,6 +647,53 @@ def _check_options(args: argparse.Namespace) -> None:
             InstanceWarning,
             stacklevel=2,
         )
+
+
+#: The options of each random DAG generator, and their defaults (None: computed).
+_DAG_OPTIONS: dict[str, tuple[str, ...]] = {
+    "topcuoglu": ("alpha", "out_degree"),
+    "layered": ("layers", "p"),
+    "erdos-renyi": ("p",),
+    "daggen": ("fat", "density", "regularity", "jump"),
+}
+_DAG_DEFAULTS: dict[str, Any] = {
+    "alpha": 1.0,
+    "out_degree": None,
+    "layers": None,
+    "p": 0.3,
+    "fat": 0.5,
+    "density": 0.5,
+    "regularity": 0.5,
+    "jump": 1,
+}
+_TOPCUOGLU_WEIGHTS = {"beta": 0.5, "w_dag": 50.0}
+
+
+def _check_random_options(args: argparse.Namespace) -> None:
+    """Refuse a generator's or a cost scheme's options given to another, then fill in
+    the defaults: each was silently dropped before (an outside audit, session 17)."""
+    option = lambda key: "--" + key.replace("_", "-")  # noqa: E731
+    wanted = _DAG_OPTIONS[args.generator] if args.kind == "random" else ()
+    for key, default in _DAG_DEFAULTS.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, default)
+        elif key not in wanted:
+            if args.kind != "random":
+                raise MethodError(f"{option(key)}: not an option of generate {args.kind}")
+            users = [g for g, keys in _DAG_OPTIONS.items() if key in keys]
+            raise MethodError(
+                f"{option(key)}: only with --generator {' or '.join(users)}, not {args.generator}"
+            )
+    # stg's default scheme depends on the platform: _weigh checks it once known.
+    given = [option(key) for key in _TOPCUOGLU_WEIGHTS if getattr(args, key, None) is not None]
+    args.topcuoglu_options = given
+    for key, default in _TOPCUOGLU_WEIGHTS.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, default)
+        elif args.kind not in ("random", "stg"):
+            raise MethodError(f"{option(key)}: not an option of generate {args.kind}")
+    if args.ccr is not None and args.data is not None:
+        raise MethodError("--ccr: not used with --data (McSweeney's data regimes set the data)")
 
 
 def _check_tiled_scale(args: argparse.Namespace, kind: str, tasks: int) -> None:
@@ -881,6 +943,10 @@ def _weigh(
     from exactsched.workloads.weights import CCR_TOLERANCE, CCRRoundingError
 
     spec = resolve_platform(args.platform)
+    if weights != "topcuoglu" and getattr(args, "topcuoglu_options", None):
+        raise MethodError(
+            f"{args.topcuoglu_options[0]}: only with --weights topcuoglu, not {weights}"
+        )
     _check_flop_scale(args, weights, spec, n)
     low, high = _ccr_range("1" if args.ccr is None else args.ccr)
     target: float | None = low if low == high else float(rng.uniform(low, high))

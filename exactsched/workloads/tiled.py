@@ -38,7 +38,14 @@ from exactsched.problem import Problem
 from exactsched.workloads.cholesky import cholesky_dag
 from exactsched.workloads.lu import lu_dag
 from exactsched.workloads.qr import qr_dag
-from exactsched.workloads.weights import Seed, flop_times, kernel_flops
+from exactsched.workloads.weights import (
+    DECIMALS,
+    Seed,
+    flop_times,
+    kernel_flops,
+    round_written,
+    written_decimals,
+)
 
 __all__ = ["TILED_ALGORITHMS", "tiled_instance"]
 
@@ -157,10 +164,19 @@ def tiled_instance(
         else:
             document = {**document, "network": {**spec.network, "bandwidth": 1}}
 
+    # One decimal grid for every time, with digits enough that a positive time never
+    # becomes 0 (tile size 1 wrote GPU times of 0: an outside audit).
+    places = written_decimals(np.concatenate([times[t] for t in types]))
+
     def num(values: np.ndarray) -> list[float | int]:
         if integral:
             return [int(v) for v in np.maximum(np.round(values), 1.0).tolist()]
-        return np.round(values, 6).tolist()
+        if places == DECIMALS:  # as before: six places for times of 1 and more on average
+            rounded = np.round(values, DECIMALS)
+            lost = (rounded == 0) & (values > 0)
+            if not lost.any():
+                return rounded.tolist()
+        return [round_written(v, places) for v in values.tolist()]
 
     columns = {t: num(times[t]) for t in types}
     tasks = [{"id": task, "cost": {t: columns[t][i] for t in types}} for i, task in enumerate(ids)]
