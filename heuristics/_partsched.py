@@ -106,8 +106,11 @@ class PartPolicy:
         """The processor (int) or mask of processors ``task`` may take now (None: all allowed)."""
         q = int(self.proc[self.part[task]])
         allowed = self.allowed[task]
-        if q >= 0 and allowed[q]:
-            return q
+        if q >= 0:
+            # A part's processor the task may not run on: the plain rule over its
+            # allowed processors, as documented (the busy filter is for new parts only;
+            # an outside audit, session 17).
+            return q if allowed[q] else None
         if self.busy:
             free = (self.n_busy == 0) & allowed
             if free.any():
@@ -121,9 +124,9 @@ class PartPolicy:
         rows = np.arange(len(tasks))
         pinned = (q >= 0) & allowed[rows, np.maximum(q, 0)]
         out = allowed.copy()
-        if self.busy:
+        if self.busy:  # tasks of parts not started yet avoid the busy processors
             free = allowed & (self.n_busy == 0)[None, :]
-            use = free.any(axis=1)
+            use = free.any(axis=1) & (q < 0)
             out[use] = free[use]
         if pinned.any():
             out[pinned] = False

@@ -7,7 +7,12 @@ as ``bl-est``. Tasks are prioritised by their bottom level ``bl(i) = w_i +
 max_{j in succ(i)} (c_ij + bl(j))`` (eq. (1) of [1]_, slide 8), taken from a
 ready list (largest ``bl`` first, ties lowest task index) and put on the
 processor where they can **start** earliest, with the insertion-based policy
-of the shared engine :mod:`heuristics.eft`.
+of the shared engine :mod:`heuristics.eft`. Insertion is this project's
+reading: the slides of [1]_ compute "the start time on each processor" without
+saying whether an idle gap may take the task; ``insertion=False`` appends every
+task after the last one on its processor. The partition-based variants
+(:mod:`heuristics.bl_est_part`, ``-busy``, ``-macro`` and their ETF forms)
+inherit the choice and the option.
 
 Heterogeneous, networked model
 ------------------------------

@@ -17,9 +17,9 @@ def _candidates(problem, task, labels, part_proc, busy_parts, busy):
     if labels is None:
         return allowed
     q = part_proc.get(int(labels[task]), -1)
-    if q >= 0 and allowed[q]:
-        return np.eye(problem.n_processors, dtype=bool)[q]
-    if busy:
+    if q >= 0:  # the part's processor, or where affinity forbids it the plain rule
+        return np.eye(problem.n_processors, dtype=bool)[q] if allowed[q] else allowed
+    if busy:  # a new part avoids the busy processors
         taken = {part_proc[k] for k in busy_parts}
         free = allowed & ~np.isin(np.arange(problem.n_processors), list(taken))
         if free.any():

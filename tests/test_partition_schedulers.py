@@ -412,3 +412,23 @@ def test_etf_macro_trial_path_equals_the_table(topology):
         fast = macro(p, prio, labels, run_etf)
         assert validate(p, fast) == []
         assert fast == macro(p, prio, labels, table_etf)
+
+
+@pytest.mark.parametrize("runner", [run_bl, run_etf])
+def test_busy_affinity_fallback_is_the_plain_rule(runner):
+    # Part {t0, t1} started on p0, where t1 may not run: t1 takes the plain rule over
+    # p1 and p2 (a tie at 1, the lowest index wins), not the busy filter of a new part,
+    # which left only p2 (an outside audit, session 17).
+    p = Problem.from_lists(
+        [1, 1, 1, 1], [(0, 1, 0), (2, 3, 0)], n_processors=3,
+        affinity={0: [0], 1: [1, 2], 2: [1]},
+    )  # fmt: skip
+    builder = ScheduleBuilder(p, insertion=True)
+    policy = PartPolicy(p, np.array([0, 0, 1, 1]), busy=True)
+    if runner is run_bl:
+        run_bl(builder, np.array([10.0, 8.0, 9.0, 1.0]), policy)
+    else:
+        run_etf(builder, np.array([10.0, 8.0, 9.0, 1.0]), policy)
+    s = builder.to_schedule()
+    assert validate(p, s) == []
+    assert (s["t1"].processor, s["t1"].start) == ("p1", 1)
