@@ -387,6 +387,29 @@ def test_dot_round_trip_keeps_odd_ids_and_affinity(engine):
     assert (again.cost[again.allowed] == problem.cost[problem.allowed]).all()
 
 
+@pytest.mark.parametrize("engine", ["builtin", "pydot"])
+def test_dot_round_trip_keeps_decimal_costs_alike_everywhere(engine):
+    # A cost the same on every processor is written as itself, not as the float mean
+    # of its copies (0.1 on three processors came back 0.10000000000000002; an outside
+    # audit, session 17).
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}, {"id": "p2"}]},
+        "tasks": [
+            {"id": "a", "cost": 0.1},
+            {"id": "b", "cost": 0.7},
+            {"id": "c", "cost": [1, 2, 4]},
+            {"id": "d", "cost": 0.3, "processors": ["p0", "p2"]},
+        ],
+        "edges": [{"src": "a", "dst": "b", "data": 0.3}],
+    }
+    problem = load_instance(doc)
+    text = write_dot(problem)
+    assert "a [Weight=0.1]" in text and "b [Weight=0.7]" in text
+    again = read_dot(text, platform=doc["platform"], engine=engine)
+    assert (again.cost[again.allowed] == problem.cost[problem.allowed]).all()
+
+
 def test_dot_costs_must_match_the_platform():
     text = 'digraph g {\n a [Weight=2, Costs="1 3"];\n}\n'
     with pytest.raises(InstanceError, match=r"dot:2: node 'a': Costs lists 2 numbers, the "

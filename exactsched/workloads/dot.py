@@ -517,8 +517,11 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     mean = problem.mean_cost()
     for i, task in enumerate(problem.task_ids):
         allowed = problem.cost[i][problem.allowed[i]]
-        attrs = {"Weight": number(mean[i])}
-        if len(set(allowed.tolist())) > 1 or not problem.allowed[i].all():
+        same = len(set(allowed.tolist())) == 1
+        # One cost everywhere: that number itself, not a float mean of its copies (the
+        # mean of three 0.1 is 0.10000000000000002; an outside audit, session 17).
+        attrs = {"Weight": number(allowed[0] if same else mean[i])}
+        if not same or not problem.allowed[i].all():
             attrs["Costs"] = '"' + " ".join(number(c) for c in problem.cost[i]) + '"'
         g.add_node(_dot_id(task), **attrs)
     for a, b, d in zip(
