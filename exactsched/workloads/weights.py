@@ -478,7 +478,8 @@ def round_written(value: float, places: int) -> float:
     value = float(value)
     if value == 0 or not math.isfinite(value):
         return value
-    places = max(places, -Decimal(repr(value)).adjusted())  # at least the first digit
+    if abs(value) < 10.0**-places:  # (only then: a Decimal per value is the cost here)
+        places = max(places, -Decimal(repr(value)).adjusted())  # at least the first digit
     return float(f"{value:.{places}f}")
 
 
