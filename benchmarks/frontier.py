@@ -220,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = [c for c in frontier_set() if args.only in ("all", c[1])]
     if args.names:
+        for name in args.names:
+            if not any(name in c[0] for c in cases):
+                parser.error(f"--names {name}: matches none of the {len(cases)} instances")
         cases = [c for c in cases if any(s in c[0] for s in args.names)]
     if args.limit is not None:
         cases = cases[: args.limit]

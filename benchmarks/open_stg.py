@@ -45,10 +45,11 @@ from exactsched.workloads import read_stg, read_stg_optima
 from models.certify import apply_policy, engine_view
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data" / "stg-open"
+DATA = ROOT / "benchmarks" / "data" / "stg-open"  # open.csv
+GRAPHS = ROOT / "benchmarks" / "data" / "stg"  # the task graphs it names
 STORE = ROOT / "benchmarks" / "results" / "stg-open"
 
-__all__ = ["open_rows", "run_row", "store_schedule", "main", "DATA", "STORE"]
+__all__ = ["open_rows", "run_row", "store_schedule", "main", "DATA", "GRAPHS", "STORE"]
 
 
 def open_rows(data: Path = DATA) -> list[Any]:
@@ -62,7 +63,7 @@ def stored_name(row: Any) -> str:
     return f"{size}-{graph.removesuffix('.stg')}-{row.n_processors}.json"
 
 
-def run_row(row: Any, *, time_limit: float, workers: int, seed: int, data: Path = DATA) -> dict:
+def run_row(row: Any, *, time_limit: float, workers: int, seed: int, data: Path = GRAPHS) -> dict:
     """Solve one row, certify a proven optimum; the figures of its table line."""
     problem = read_stg(data / row.file, row.n_processors)
     started = time.perf_counter()
@@ -150,7 +151,7 @@ def certify_stored(
     doc = json.loads(path.read_text())
     if doc["status"] != "optimal" or doc["certified"]:
         return None
-    problem = read_stg(DATA / row.file, row.n_processors)
+    problem = read_stg(GRAPHS / row.file, row.n_processors)
     schedule = Schedule.from_json(doc)
     claim = Result(
         "cpsat",
@@ -165,10 +166,14 @@ def certify_stored(
     checked = certify(problem, claim, time_limit=budget, seed=seed, workers=workers)
     seconds = time.perf_counter() - began
     if checked.stats.get("false_proof"):  # a witness found a shorter schedule
-        doc = checked.schedule.to_json(
-            **{k: v for k, v in doc.items() if k not in ("format", "makespan", "tasks")}
+        stale = ("format", "makespan", "tasks", "lower_bound", "gap", "certified_by")
+        doc = checked.schedule.to_json(**{k: v for k, v in doc.items() if k not in stale})
+        doc.update(
+            status="feasible",
+            lower_bound=checked.lower_bound,  # the old one was the refuted claim
+            certified=False,
+            false_proof=checked.stats["false_proof"],
         )
-        doc.update(status="feasible", certified=False, false_proof=checked.stats["false_proof"])
     else:
         doc.update(
             certified=checked.certified,
@@ -211,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = open_rows()
     if args.rows:
+        for selector in args.rows:
+            _, _, procs = selector.partition(":")
+            if procs and not procs.isdigit():
+                parser.error(f"--rows {selector}: P after ':' must be a processor count")
+            if not any(_selects(selector, r) for r in rows):
+                parser.error(f"--rows {selector}: matches none of the {len(rows)} open rows")
         rows = [r for r in rows if any(_selects(s, r) for s in args.rows)]
     if args.processors:
         rows = [r for r in rows if r.n_processors in args.processors]

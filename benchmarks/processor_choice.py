@@ -16,7 +16,7 @@ Usage::
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import exactsched
 from exactsched import load_instance, solve, validate
@@ -47,4 +47,8 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(EXAMPLES))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "instances", nargs="*", help="instance files (default: the single-GPU examples)"
+    )
+    main(parser.parse_args().instances or list(EXAMPLES))

@@ -13,8 +13,8 @@ Runs the exact method (default ``cpsat``) on
 Every schedule is validated. A summary table per group is printed, then every
 mismatch; the exit status is 1 when there is a mismatch or an error.
 
-Data layout of ``--data DIR`` (default ``../shared/data`` next to the repository
-when present, else ``tests/data``, the sample copied into the repository):
+Data layout of ``--data DIR`` (default ``benchmarks/data``, the whole published
+STG set copied into the repository; ``tests/data`` holds a 36-row sample):
 ``DIR/stg/<N>/randXXXX.stg`` with ``DIR/stg/optimal/*.csv`` (the full set) or
 ``DIR/stg/optima.csv`` (the sample); ``DIR/sinnen-dot/*.dot`` with
 ``OPTIMA.txt`` (taken from ``tests/data/sinnen-dot`` when ``DIR`` has none).
@@ -64,8 +64,8 @@ class Row:
 
 
 def default_data() -> Path:
-    shared = ROOT.parent / "shared" / "data"
-    return shared if (shared / "stg").is_dir() else SAMPLE
+    """The whole published set, copied into the repository (``benchmarks/data``)."""
+    return ROOT / "benchmarks" / "data"
 
 
 def stg_rows(data: Path, sizes: set[int], processors: set[int]) -> list[Any]:
@@ -78,6 +78,8 @@ def stg_rows(data: Path, sizes: set[int], processors: set[int]) -> list[Any]:
 
 def dot_rows(data: Path, processors: set[int]) -> list[tuple[Path, int, int]]:
     folder = data / "sinnen-dot"
+    if not folder.is_dir():  # benchmarks/data: the graphs are the tests' (all five)
+        folder = SAMPLE / "sinnen-dot"
     table_path = folder / "OPTIMA.txt"
     if not table_path.is_file():
         table_path = SAMPLE / "sinnen-dot" / "OPTIMA.txt"
@@ -212,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         procs = {int(p) for p in args.dot_processors.split(",")}
         for path, n_procs, optimum in dot_rows(data, procs):
             group = f"dot P={n_procs}"
+            if args.limit is not None and per_group[group] >= args.limit:
+                continue
+            per_group[group] += 1
             problem = read_dot(path, n_procs)
             result, seconds, error = run(problem, args.method, args)
             if error or result is None:

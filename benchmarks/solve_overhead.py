@@ -1,13 +1,14 @@
 """Benchmark: what ``exactsched.solve`` adds to a heuristic (issue 8, item 7).
 
-``solve(problem, "heft")`` runs the algorithm, attaches the proven lower bound
-of :mod:`exactsched.bounds` and validates the schedule. The bounds are computed
-once per :class:`~exactsched.Problem` (it is immutable) and cached in it, so
-only the first call on a problem pays for them. For each instance this prints
-the CPU seconds of the algorithm alone (the registered function, median of
-``--repeat`` runs), of the bounds (once), of the validator, of the first
-``solve`` call on a fresh problem and of the next calls, and the ratios of the
-two ``solve`` figures to the algorithm.
+``solve(problem, "heft")`` runs the algorithm and validates the schedule; the
+proven lower bound of :mod:`exactsched.bounds` is attached as a callable,
+computed when ``lower_bound``, ``gap`` or ``to_json`` is first read, then
+cached in the :class:`~exactsched.Problem` (it is immutable). So neither
+``solve`` column below includes the bounds: they have a column of their own.
+For each instance this prints the CPU seconds of the algorithm alone (the
+registered function, median of ``--repeat`` runs), of the bounds (once), of
+the validator, of the first ``solve`` call on a fresh problem and of the next
+calls, and the ratios of the two ``solve`` figures to the algorithm.
 
 Instances are the related-machines instances of ``benchmarks/heuristic_speed.py``
 (2000 tasks, about 10,000 edges with ``--in-degree 9``, 16 processors by

@@ -189,7 +189,7 @@ def test_spread_heads_close_stg_rows() -> None:
     # 181, the makespans of the stored schedules (benchmarks/results/stg-open).
     from exactsched.workloads import read_stg
 
-    data = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "stg-open" / "100"
+    data = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "stg" / "100"
     assert lower_bound(read_stg(data / "rand0163.stg", 2)) == 415
     assert lower_bound(read_stg(data / "rand0155.stg", 4)) == 181
 

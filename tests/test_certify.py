@@ -261,7 +261,7 @@ def test_stg_energy_certifies_a_claim_met_by_the_foundation_bound() -> None:
     from models._refute import grid_data, witness_bound
 
     root = Path(__file__).resolve().parents[1]
-    problem = read_stg(root / "benchmarks" / "data" / "stg-open" / "100" / "rand0105.stg", 4)
+    problem = read_stg(root / "benchmarks" / "data" / "stg" / "100" / "rand0105.stg", 4)
     assert witness_bound(problem, grid_data(problem, 1)) == 252
 
 

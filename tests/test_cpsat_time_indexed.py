@@ -23,7 +23,7 @@ from models.bruteforce import bruteforce
 from models.cpsat import cpsat
 
 ROOT = Path(__file__).resolve().parents[1]
-STG_OPEN = ROOT / "benchmarks" / "data" / "stg-open"
+STG_OPEN = ROOT / "benchmarks" / "data" / "stg"
 
 
 def _tiny(seed: int, scale: float = 1.0) -> Problem:

@@ -18,14 +18,15 @@ from exactsched import Schedule, validate
 from exactsched.workloads import read_stg, read_stg_optima
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data" / "stg-open"
+DATA = ROOT / "benchmarks" / "data" / "stg-open"  # open.csv
+GRAPHS = ROOT / "benchmarks" / "data" / "stg"
 STORED = sorted((ROOT / "benchmarks" / "results" / "stg-open").glob("*.json"))
 
 
 def test_every_open_row_has_its_graph() -> None:
     rows = [r for r in read_stg_optima(DATA / "open.csv") if not r.proven]
     assert len(rows) == 84
-    assert all((DATA / r.file).is_file() for r in rows)
+    assert all((GRAPHS / r.file).is_file() for r in rows)
 
 
 def test_every_open_row_is_closed_and_certified() -> None:
@@ -39,7 +40,7 @@ def test_every_open_row_is_closed_and_certified() -> None:
 @pytest.mark.parametrize("path", STORED, ids=[p.stem for p in STORED])
 def test_stored_schedule_is_valid(path: Path) -> None:
     doc = json.loads(path.read_text())
-    problem = read_stg(DATA / doc["instance"], doc["processors"])
+    problem = read_stg(GRAPHS / doc["instance"], doc["processors"])
     schedule = Schedule.from_json(doc)
     assert validate(problem, schedule) == []
     assert schedule.makespan == doc["makespan"]
