@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import contextvars
 import errno
 import json
 import math
@@ -265,7 +266,11 @@ def _guarded(argv: Sequence[str] | None) -> int:
                 status = _exit_code(exc)
             else:
                 command = args.command
-                status = _COMMANDS[args.command](args)
+                token = _INPUTS.set(_input_paths(args))
+                try:
+                    status = _COMMANDS[args.command](args)
+                finally:
+                    _INPUTS.reset(token)
             sys.stdout.flush()  # inside the guard: a full disk is caught here
         except BaseException as exc:  # noqa: BLE001 - the CLI's single error boundary
             if isinstance(exc, sqlite3.DatabaseError) and _DAMAGED.search(str(exc)):
@@ -279,6 +284,26 @@ def _guarded(argv: Sequence[str] | None) -> int:
             return status
     _flush_warnings(caught)
     return status
+
+
+#: The files the running command reads: :func:`check_output` never lets an output
+#: replace one of them (``solve in.json -o in.json`` destroyed the instance).
+_INPUTS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "exactsched_inputs", default=()
+)
+#: The arguments that name files a command reads.
+_INPUT_ARGUMENTS = ("instance", "instances", "input", "schedule", "mapping", "platform", "db")
+
+
+def _input_paths(args: argparse.Namespace) -> tuple[str, ...]:
+    """The existing files among the arguments of :data:`_INPUT_ARGUMENTS`."""
+    paths: list[str] = []
+    for name in _INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, str) and item and os.path.isfile(item):
+                paths.append(item)
+    return tuple(paths)
 
 
 # SQLite's words for a file it cannot read (not for a mistake in a query).
@@ -698,7 +723,9 @@ def check_output(
 
     ``option`` names the argument in the message (``--output``, ``--report``);
     ``folder`` says the path is a folder to create or fill (``--plots``);
-    ``keep`` are inputs the output must not overwrite (the study database).
+    ``keep`` are inputs the output must not overwrite (the study database);
+    the files the running command reads (its instance, schedule, mapping,
+    platform, database) are kept always.
     A named pipe is written when the result is ready, and refused then if no
     process reads it (:func:`exactsched._output.atomic_write`). None (the
     option not given) passes.
@@ -731,7 +758,7 @@ def check_output(
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             raise MethodError(f"{option} {path}: file is not writable")
-        for other in keep:
+        for other in (*keep, *_INPUTS.get()):
             if other and os.path.exists(other) and os.path.samefile(path, other):
                 raise MethodError(f"{option} {path}: is the input {other}, it would be lost")
         if stat.S_ISSOCK(os.stat(path).st_mode):

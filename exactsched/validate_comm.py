@@ -202,7 +202,7 @@ def message_violations(
             if cmp.differ(f, s + dur):
                 out.append(
                     f"message {label}: {where} holds [{_t(s.f)}, {_t(f.f)}) but the "
-                    f"transfer lasts {_t(dur.f)}"
+                    f"transfer lasts {_t(dur.f if dur.x is None else float(dur.x))}"
                 )
             if cmp.less(s, before):
                 out.append(

@@ -709,3 +709,41 @@ def test_a_failure_after_an_instance_warning_is_still_one_line(capsys, files):
     status, _, err = run(capsys, ["validate", path, files["missing"]])
     assert_one_line(status, err)
     assert "warning" not in err
+
+
+# An output over a file the command reads: the input would be lost. Each was written
+# over silently except for the study database (an outside audit, session 17).
+OVER_AN_INPUT = [
+    (["solve", "{i}", "-m", "heft", "-o", "{i}"], "--output"),
+    (["compare", "{i}", "--exact", "none", "--methods", "heft", "-q", "--report", "{i}"],
+     "--report"),
+    (["orderings", "{i}", "--best", "network", "--promote-isolation", "{i}"],
+     "--promote-isolation"),
+    (["orderings", "{i}", "--best", "network", "--mapping", "{s}", "--promote-isolation",
+      "{s}"], "--promote-isolation"),
+    (["convert", "{i}", "-o", "{i}"], "--output"),
+    (["solve", "{i}", "-m", "heft", "--platform", "{p}", "-o", "{p}"], "--output"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "option"), OVER_AN_INPUT)
+def test_an_output_never_replaces_an_input(capsys, tmp_path, argv, option):
+    instance = tmp_path / "in.json"
+    instance.write_text(Path(EXAMPLE).read_text())
+    schedule = tmp_path / "s.json"
+    schedule.write_text(json.dumps(solve(load_instance(EXAMPLE), "heft").to_json()))
+    platform = tmp_path / "p.json"
+    platform.write_text(json.dumps(json.loads(instance.read_text())["platform"]))
+    paths = {"{i}": str(instance), "{s}": str(schedule), "{p}": str(platform)}
+    before = {p: Path(p).read_bytes() for p in paths.values()}
+    status = main([paths.get(a, a) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert f"{option} " in err and "is the input" in err and "would be lost" in err
+    assert {p: Path(p).read_bytes() for p in paths.values()} == before
+
+
+def test_compare_with_nothing_to_run_is_refused(capsys):
+    status = main(["compare", EXAMPLE, "--methods", "none", "--exact", "none"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.endswith("--methods none --exact none: nothing to run\n")

@@ -113,6 +113,10 @@ def test_a_claim_left_on_an_edited_instance_is_not_an_unfinished_run(tmp_path):
     with Store(db, readonly=True) as store:
         assert store.unfinished() == ({}, 0)
         assert unfinished_note(store) is None
+    # A sweep that read the old file and still runs here is still said to run.
+    with Store(db) as store:
+        assert store.claim(old_key, "dls", "{}", results_version())
+        assert store.unfinished()[0] == {store.owner: 1}
 
 
 def test_a_platform_override_is_not_an_edit(tmp_path):

@@ -94,6 +94,12 @@ def _show(x: object, limit: int = 40) -> str:
         text = repr(x)
     elif isinstance(x, Mapping):
         text = "an object"
+    elif isinstance(x, int) and x.bit_length() > 10_000:  # repr refuses past 4,300 digits
+        text = f"an integer of about {math.floor(x.bit_length() * math.log10(2)) + 1} digits"
+    elif isinstance(x, list | tuple) and any(
+        isinstance(e, int) and e.bit_length() > 10_000 for e in x
+    ):
+        text = "[" + ", ".join(_show(e, limit) for e in x[: limit // 3]) + "]"
     else:
         text = repr(x)
     text = " ".join(text.split())
@@ -244,6 +250,8 @@ def _restore(cls: type, state: dict[str, Any]) -> Any:
     """A topology from its pickled slots (:meth:`Topology.__reduce__`)."""
     obj = cls.__new__(cls)
     for slot, value in state.items():
+        if isinstance(value, np.ndarray):  # immutable again, as built
+            value = _read_only(value)
         object.__setattr__(obj, slot, value)
     return obj
 

@@ -565,7 +565,8 @@ class Store:
         claimed : dict of str to int
             Runs claimed and not finished, per owner (``host:pid``): in flight,
             or left by a sweep that was stopped. Claims on superseded contents
-            (:func:`stale_instances`) are not counted: no sweep plans them again.
+            (:func:`stale_instances`) count only while their process runs on this
+            host: no sweep plans them again.
         not_started : int
             Planned runs (``plans``) of current instances with neither a row
             nor a claim of the version the plan recorded: a sweep stopped
@@ -588,20 +589,27 @@ class Store:
         tables = _tables(self._db)
         wanted = None if keys is None else {(*k, version) for k in keys}
         claims = (
-            self._db.execute("SELECT instance, method, options, version, owner FROM claims")
+            self._db.execute(
+                "SELECT instance, method, options, version, owner, since FROM claims"
+            ).fetchall()
             if "claims" in tables
             else []
         )
         claimed: dict[str, int] = defaultdict(int)
         held = set()
         # A content since superseded (its file edited) is never planned again: a claim
-        # left on it by a stopped sweep is no unfinished run of this study.
+        # left on it by a stopped sweep is no unfinished run of this study. One whose
+        # process still runs here is (a sweep that read the old file is writing).
         stale = stale_instances(self.reads())
+        now = time.time()
         # Full keys, version included: a run of other code is not this plan's run.
-        for *key, owner in claims:
-            if (wanted is None or tuple(key) in wanted) and key[0] not in stale:
-                claimed[owner] += 1
-                held.add(tuple(key))
+        for *key, owner, since in claims:
+            if wanted is not None and tuple(key) not in wanted:
+                continue
+            if key[0] in stale and not _running_here(owner, since, now):
+                continue
+            claimed[owner] += 1
+            held.add(tuple(key))
         if "plans" not in tables:
             return dict(claimed), 0
         done = {
@@ -786,6 +794,12 @@ def _owner(pid: int) -> str:
     """``host:pid`` or, where the start time is known, ``host:pid@start``."""
     start = _started(pid)
     return f"{socket.gethostname()}:{pid}" + (f"@{start}" if start else "")
+
+
+def _running_here(owner: str, since: float, now: float) -> bool:
+    """Whether ``owner`` is a live process of this host (elsewhere nobody can tell)."""
+    host = owner.rpartition(":")[0]
+    return host == socket.gethostname() and _alive(owner, since, now, None)
 
 
 def _alive(owner: str, since: float, now: float, stale_after: float | None) -> bool:
