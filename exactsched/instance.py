@@ -547,10 +547,15 @@ def _parse(document: Any, *, keep_copy: bool) -> Problem:
     n = len(task_ids)
 
     cost = np.full((n, n_procs), np.inf)
-    allowed = np.zeros((n, n_procs), dtype=bool)
+    allowed = np.ones((n, n_procs), dtype=bool)
     for i, raw in enumerate(tasks):
         _unknown_keys(raw, _TASK_KEYS, f"tasks[{i}]")
         about = f" (task {task_ids[i]!r})"
+        if "processors" not in raw and _is_number(raw.get("cost")):
+            # The common task (one number, no affinity): no per-task arrays (a million
+            # tasks spent 6 s building them).
+            cost[i] = _number(raw["cost"], f"tasks[{i}].cost", about=about)
+            continue
         mask = _parse_affinity(raw, proc_ids, proc_index, f"tasks[{i}]", about)
         allowed[i] = mask
         cost[i] = _parse_cost(raw, proc_ids, proc_types, mask, f"tasks[{i}]", about)
