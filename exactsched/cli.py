@@ -296,14 +296,26 @@ _INPUT_ARGUMENTS = ("instance", "instances", "input", "schedule", "mapping", "pl
 
 
 def _input_paths(args: argparse.Namespace) -> tuple[str, ...]:
-    """The existing files among the arguments of :data:`_INPUT_ARGUMENTS`."""
+    """The existing files and folders among the arguments of :data:`_INPUT_ARGUMENTS`
+    (a folder of ``compare``: the instance files below it are read)."""
     paths: list[str] = []
     for name in _INPUT_ARGUMENTS:
         value = getattr(args, name, None)
         for item in value if isinstance(value, list | tuple) else [value]:
-            if isinstance(item, str) and item and os.path.isfile(item):
+            if isinstance(item, str) and item and os.path.exists(item):
                 paths.append(item)
     return tuple(paths)
+
+
+def _read_by_command(path: str, other: str) -> bool:
+    """Whether writing ``path`` would replace ``other``, an input file, or an instance
+    file a folder input holds (what ``compare`` reads from it)."""
+    if os.path.isdir(other):
+        from exactsched.experiments.instances import INSTANCE_SUFFIXES
+
+        inside = os.path.realpath(path).startswith(os.path.realpath(other) + os.sep)
+        return inside and os.path.splitext(path)[1].lower() in INSTANCE_SUFFIXES
+    return os.path.exists(other) and os.path.samefile(path, other)
 
 
 # SQLite's words for a file it cannot read (not for a mistake in a query).
@@ -759,8 +771,10 @@ def check_output(
         if not os.access(path, os.W_OK):
             raise MethodError(f"{option} {path}: file is not writable")
         for other in (*keep, *_INPUTS.get()):
-            if other and os.path.exists(other) and os.path.samefile(path, other):
-                raise MethodError(f"{option} {path}: is the input {other}, it would be lost")
+            if other and _read_by_command(path, other):
+                folder = os.path.isdir(other)
+                what = "an instance file in the input folder" if folder else "the input"
+                raise MethodError(f"{option} {path}: is {what} {other}, it would be lost")
         if stat.S_ISSOCK(os.stat(path).st_mode):
             raise MethodError(f"{option} {path}: is a socket, not a file")
     elif not os.access(parent, os.W_OK):

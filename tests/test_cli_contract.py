@@ -743,7 +743,38 @@ def test_an_output_never_replaces_an_input(capsys, tmp_path, argv, option):
     assert {p: Path(p).read_bytes() for p in paths.values()} == before
 
 
-def test_compare_with_nothing_to_run_is_refused(capsys):
-    status = main(["compare", EXAMPLE, "--methods", "none", "--exact", "none"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--methods", "none", "--exact", "none"],
+        ["--methods", "NONE", "--exact", "none"],
+        ["--methods", "none,none", "--exact", "none"],
+        ["--methods", "none", "--methods", "none", "--exact", ",none"],
+    ],
+)
+def test_compare_with_nothing_to_run_is_refused(capsys, argv):
+    status = main(["compare", EXAMPLE, *argv])
     err = capsys.readouterr().err
-    assert status == 2 and err.endswith("--methods none --exact none: nothing to run\n")
+    assert status == 2 and err.endswith("--methods, --exact: no method to run (both name none)\n")
+
+
+def test_an_output_never_replaces_an_instance_of_an_input_folder(capsys, tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    instance = folder / "a.json"
+    instance.write_text(Path(EXAMPLE).read_text())
+    before = instance.read_bytes()
+    argv = ["compare", str(folder), "--methods", "heft", "--exact", "none", "-q"]
+    assert main([*argv, "--report", str(instance)]) == 2
+    assert "is an instance file in the input folder" in capsys.readouterr().err
+    assert instance.read_bytes() == before
+    assert main([*argv, "--report", str(folder / "report.md")]) == 0  # not an instance
+
+
+def test_generated_names_never_replace_an_input(capsys, tmp_path):
+    stg = tmp_path / "g0.stg"
+    stg.write_text((ROOT / "tests" / "data" / "workloads-audit" / "mid.stg").read_text())
+    before = stg.read_bytes()
+    pattern = str(tmp_path / "g{seed}.stg")
+    assert main(["generate", "stg", str(stg), "--platform", "single-gpu", "-o", pattern]) == 2
+    assert "is the input" in capsys.readouterr().err and stg.read_bytes() == before

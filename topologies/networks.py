@@ -94,14 +94,17 @@ def _show(x: object, limit: int = 40) -> str:
         text = repr(x)
     elif isinstance(x, Mapping):
         text = "an object"
-    elif isinstance(x, int) and x.bit_length() > 10_000:  # repr refuses past 4,300 digits
-        text = f"an integer of about {math.floor(x.bit_length() * math.log10(2)) + 1} digits"
-    elif isinstance(x, list | tuple) and any(
-        isinstance(e, int) and e.bit_length() > 10_000 for e in x
-    ):
-        text = "[" + ", ".join(_show(e, limit) for e in x[: limit // 3]) + "]"
     else:
-        text = repr(x)
+        try:
+            text = repr(x)
+        except ValueError:  # an integer past 4,300 digits, maybe inside lists
+            if isinstance(x, int):
+                digits = math.floor(x.bit_length() * math.log10(2)) + 1
+                text = f"an integer of about {digits} digits"
+            else:
+                items = list(x)  # type: ignore[call-overload]
+                shown = [_show(e, limit) for e in items[: limit // 3]]
+                text = "[" + ", ".join(shown) + (", ...]" if len(items) > len(shown) else "]")
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -829,7 +832,7 @@ class FatTree(Topology):
             raise TopologyError(
                 "arity",
                 f"a fat-tree needs a number of processors that is a power of the arity "
-                f"{arity}, but the platform has {n}",
+                f"{_show(arity)}, but the platform has {n}",
             )
         super().__init__(n)
         object.__setattr__(self, "_arity", arity)

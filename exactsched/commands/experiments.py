@@ -141,10 +141,11 @@ def _check_args(args: argparse.Namespace) -> None:
         for text in texts:
             if text is not None and not text.replace(",", "").strip():
                 raise MethodError(f"{option}: empty; give method names, all or none")
-    heuristics = [t.strip() for text in (args.methods or ["all"]) for t in text.split(",")]
-    if heuristics == ["none"] and (args.exact or "").strip() == "none":
+    from exactsched.experiments.sweep import parse_methods
+
+    if not parse_methods(args.methods) and not parse_methods(args.exact, kind="exact"):
         # Nothing would run, and the summary would say "no results" with exit 0.
-        raise MethodError("--methods none --exact none: nothing to run")
+        raise MethodError("--methods, --exact: no method to run (both name none)")
     limit = args.time_limit
     if limit is not None and not (math.isfinite(limit) and limit >= 0):
         # 0, as for solve: the exact methods return their warm start and bound

@@ -479,7 +479,10 @@ def _outputs(args: argparse.Namespace) -> list[tuple[int, Path | None]]:
         )
     seeds = range(args.seed, args.seed + args.count)
     if "{seed}" in args.output:
-        return [(s, Path(args.output.replace("{seed}", str(s)))) for s in seeds]
+        named = [(s, Path(args.output.replace("{seed}", str(s)))) for s in seeds]
+        for _, path in named:  # the names written, not the pattern: never over an input
+            check_output(str(path), "--output")
+        return named
     if args.count == 1:
         return [(args.seed, Path(args.output))]
     folder = Path(args.output)
@@ -1020,6 +1023,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             safe = "".join(c if c.isalnum() or c in "-._" else "-" for c in problem.name)
             suffix = "" if safe.endswith(f"-seed{seed}") else f"-seed{seed}"
             path = Path(args.output) / f"{safe}{suffix}.json"
+            check_output(str(path), "--output")  # a name made here: not over an input
         kind = write_problem(problem, path)
         stream = sys.stderr if writes_stdout(path) else sys.stdout
         print(f"{path}: {kind} ({_describe(problem)}, seed {seed})", file=stream)

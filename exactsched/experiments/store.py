@@ -817,8 +817,12 @@ def _alive(owner: str, since: float, now: float, stale_after: float | None) -> b
             os.kill(int(pid), 0)
         except ProcessLookupError:
             return False
-        except (PermissionError, ValueError):
-            pass  # someone else's process, or a malformed owner: trust the time
+        except PermissionError:
+            # Another user's process: /proc still tells whether it is the claimant or a
+            # later process that took its pid (else trust the time).
+            return not start or _started(int(pid)) in ("", start)
+        except ValueError:
+            pass  # a malformed owner: trust the time
         else:
             return not start or _started(int(pid)) in ("", start)
     return True
