@@ -39,6 +39,7 @@ import numpy as np
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._tables import tie_values
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.heft import check_ranking
 from heuristics.ranking import Weighting, downward_rank, upward_rank
@@ -99,7 +100,7 @@ def critical_path_processor(problem: Problem, path: list[int]) -> int:
     0
     """
     allowed = problem.allowed[path]
-    cost = np.where(allowed, problem.cost[path], 0.0).sum(axis=0)
+    cost = tie_values(problem, np.where(allowed, problem.cost[path], 0.0).sum(axis=0))
     count = allowed.sum(axis=0)
     best = count == count.max()
     return int(np.flatnonzero(best)[np.argmin(cost[best])])
@@ -147,7 +148,7 @@ def cpop(problem: Problem, *, ranking: Weighting = "mean", insertion: bool = Tru
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.3, Fig. 5.
     """
     check_ranking(ranking)
-    priority = upward_rank(problem, ranking) + downward_rank(problem, ranking)
+    priority = tie_values(problem, upward_rank(problem, ranking) + downward_rank(problem, ranking))
     path = critical_path(problem, priority)
     p_cp = critical_path_processor(problem, path)
     on_cp = np.zeros(problem.n_tasks, dtype=bool)

@@ -74,11 +74,13 @@ import math
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._ready_list import batch_schedule
+from heuristics._tables import tie_value, tie_values
 from heuristics.ranking import mean_comm, ranks_from_weights
 
 __all__ = ["bottom_level", "dsc", "dsc_glb_etf", "etf_order", "glb"]
@@ -203,6 +205,12 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     n = problem.n_tasks
     w, c = _weights(problem)
     blevel = ranks_from_weights(problem, w, c).tolist()
+    # Every sum DSC compares, as tie_values: equal decimals tie (0.35 + 0.3 against 0.65).
+    resolution = time_resolution(problem)
+
+    def tidy(x: float) -> float:
+        return tie_value(resolution, x)
+
     allowed = problem.allowed
     w_list = w.tolist()
     c_list = c.tolist()
@@ -229,7 +237,7 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         best = 0.0
         for a in pred_arc[pred_ptr[t] : pred_ptr[t + 1]]:
             q = arc_src[a]
-            best = max(best, finish[q] + (0.0 if cluster[q] == k else c_list[a]))
+            best = max(best, tidy(finish[q] + (0.0 if cluster[q] == k else c_list[a])))
         return best
 
     def pulled_end(k: int, moved: list[int]) -> tuple[float, list[tuple[float, int]]]:
@@ -239,7 +247,7 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         for r, t in sorted((ready_in(t, k), t) for t in moved):
             s = max(at, r)
             slots.append((s, t))
-            at = s + w_list[t]
+            at = tidy(s + w_list[t])
         return at, slots
 
     remaining = [pred_ptr[t + 1] - pred_ptr[t] for t in range(n)]
@@ -252,7 +260,7 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     def top_partial() -> int:
         while partial:
             key, t = partial[0]
-            if remaining[t] > 0 and -key == ptlevel[t] + blevel[t]:
+            if remaining[t] > 0 and -key == tidy(ptlevel[t] + blevel[t]):
                 return t
             heapq.heappop(partial)
         return -1
@@ -265,7 +273,7 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
         arrival: dict[int, float] = {}
         for a in pred_arc[pred_ptr[nx] : pred_ptr[nx + 1]]:
             q = arc_src[a]
-            arrival[q] = max(arrival.get(q, 0.0), finish[q] + c_list[a])
+            arrival[q] = max(arrival.get(q, 0.0), tidy(finish[q] + c_list[a]))
         chosen, best_start, slots = -1, tl0, []
         if arrival:
             order = sorted(arrival, key=lambda q: (-arrival[q], q))
@@ -293,9 +301,9 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
                     ny = top_partial()
                     blocked = (
                         ny >= 0
-                        and ptlevel[ny] + blevel[ny] > prio_x
+                        and tidy(ptlevel[ny] + blevel[ny]) > prio_x
                         and cluster[dominant[ny]] == home
-                        and s + w_list[nx] > ptlevel[ny]
+                        and tidy(s + w_list[nx]) > ptlevel[ny]
                     )
                     if not blocked:
                         chosen, best_start, slots = home, s, placed
@@ -313,22 +321,22 @@ def dsc(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
             )
             members[chosen].append(t)
             masks[chosen] = masks[chosen] & allowed[t]
-            cluster[t], start[t], finish[t] = chosen, s, s + w_list[t]
+            cluster[t], start[t], finish[t] = chosen, s, tidy(s + w_list[t])
         members[chosen].append(nx)
         masks[chosen] = masks[chosen] & allowed[nx]
-        cluster[nx], start[nx], finish[nx] = chosen, best_start, best_start + w_list[nx]
+        cluster[nx], start[nx], finish[nx] = chosen, best_start, tidy(best_start + w_list[nx])
         # Successors: update their partial tlevel; the last examined predecessor frees them.
         fx = finish[nx]
         for arc in succ_arc[succ_ptr[nx] : succ_ptr[nx + 1]]:
             t = arc_dst[arc]
-            arrive = fx + c_list[arc]
+            arrive = tidy(fx + c_list[arc])
             if dominant[t] < 0 or arrive > ptlevel[t]:
                 ptlevel[t], dominant[t] = arrive, nx
             remaining[t] -= 1
             if remaining[t] == 0:
-                heapq.heappush(free, (-(ptlevel[t] + blevel[t]), t))
+                heapq.heappush(free, (-tidy(ptlevel[t] + blevel[t]), t))
             else:
-                heapq.heappush(partial, (-(ptlevel[t] + blevel[t]), t))
+                heapq.heappush(partial, (-tidy(ptlevel[t] + blevel[t]), t))
     # Number the clusters that are left in creation order.
     used = np.unique(np.asarray(cluster, dtype=np.int64), return_inverse=True)[1]
     return used.astype(np.int64).reshape(-1), np.asarray(start, dtype=float)
@@ -378,7 +386,7 @@ def glb(problem: Problem, cluster: np.ndarray, start: np.ndarray) -> np.ndarray:
     load = np.zeros(n_procs)
     where = np.empty(n_clusters, dtype=np.int64)
     for k in np.lexsort((np.arange(n_clusters), first)).tolist():
-        total = load + work[k]
+        total = tie_values(problem, load + work[k])  # equal decimals tie
         q = int(np.argmin(total))
         if not np.isfinite(total[q]):
             task = problem.task_ids[int(np.flatnonzero(cluster == k)[0])]

@@ -119,7 +119,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
-from heuristics._tables import batch_size, optimistic_finish_time
+from heuristics._tables import batch_size, optimistic_finish_time, tie_values
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import WEIGHTINGS, ranks_from_weights, upward_rank
 
@@ -344,9 +344,13 @@ def hoft_select(
         f = int(np.argmin(np.where(row, fin, np.inf)))
         expect_m = fin[m] + term[task, m]
         expect_f = fin[f] + term[task, f]
-        if printed:  # eq. (12): s_m > E(Ch|p_m) - E(Ch|p_f)
-            return m if fin[f] - fin[m] > expect_m - expect_f else f
-        return m if expect_m < expect_f else f
+        # Sums as tie_values, so that equal decimals tie (0.06 + 0.03 against 0.07 +
+        # 0.02); eq. (12), s_m > E(Ch|p_m) - E(Ch|p_f), as fin_f + E_f > fin_m + E_m.
+        sums = [expect_m, expect_f, fin[f] + expect_f, fin[m] + expect_m]
+        e = tie_values(problem, np.array(sums))
+        if printed:
+            return m if e[2] > e[3] else f
+        return m if e[0] < e[1] else f
 
     return select
 

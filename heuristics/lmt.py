@@ -60,6 +60,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._partsched import ProcessorChoice, processor_choice_is_finish
+from heuristics._tables import round_significant, tie_values
 from heuristics.eft import ScheduleBuilder
 
 __all__ = ["levels", "lmt", "merge_groups"]
@@ -85,6 +86,11 @@ def levels(problem: Problem) -> list[np.ndarray]:
     order = np.argsort(lev, kind="stable")
     cuts = np.searchsorted(lev[order], np.arange(1, int(lev.max(initial=0)) + 1))
     return [part for part in np.split(order, cuts) if len(part)]
+
+
+def _tidy(weight: float) -> float:
+    """A merged weight without float noise (mean costs: equal sums tie at any scale)."""
+    return float(round_significant(np.array([weight]))[0])
 
 
 def merge_groups(
@@ -145,9 +151,9 @@ def merge_groups(
         tasks1, mask1 = groups[g1]  # type: ignore[misc]
         groups[g0] = groups[g1] = None
         groups.append((sorted(tasks0 + tasks1), mask0 & mask1))
-        heapq.heappush(heap, (w0 + w1, min(f0, f1), len(groups) - 1))
+        heapq.heappush(heap, (_tidy(w0 + w1), min(f0, f1), len(groups) - 1))
     final = [g for g in groups if g is not None]
-    final.sort(key=lambda g: (-float(weight[g[0]].sum()), g[0][0]))
+    final.sort(key=lambda g: (-_tidy(float(weight[g[0]].sum())), g[0][0]))
     return [g[0] for g in final]
 
 
@@ -202,7 +208,7 @@ def lmt(
     builder = ScheduleBuilder(problem, insertion=bool(insertion))
     n_procs = problem.n_processors
     cost, allowed = problem.cost, problem.allowed
-    weight = problem.mean_cost()
+    weight = round_significant(problem.mean_cost())  # equal means tie at any scale
     hops = problem.hops.astype(float)
     ptr = problem.pred_ptr
     in_src = problem.arc_src[problem.pred_arcs]
@@ -222,8 +228,8 @@ def lmt(
                 a, b = ptr[t], ptr[t + 1]
                 if b > a:
                     time = time + (in_unit[a:b, None] * hops[builder.proc[in_src[a:b]]]).sum(0)
-            free = np.where(taken, np.inf, time)
-            q = int(np.argmin(free if np.isfinite(free).any() else time))
+            free = np.where(taken, np.inf, tie_values(problem, time))
+            q = int(np.argmin(free if np.isfinite(free).any() else tie_values(problem, time)))
             taken[q] = True
             for t in inner:
                 builder.place(t, q)

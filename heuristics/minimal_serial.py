@@ -27,6 +27,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
+from heuristics._tables import tie_values
 
 __all__ = ["minimal_serial"]
 
@@ -65,7 +66,7 @@ def minimal_serial(problem: Problem) -> Schedule:
     usable = np.flatnonzero(problem.allowed.all(axis=0))
     if not len(usable):
         raise MethodError("minimal-serial: no processor may run every task (affinity)")
-    totals = problem.cost[:, usable].sum(axis=0)
+    totals = tie_values(problem, problem.cost[:, usable].sum(axis=0))  # equal decimals tie
     proc = int(usable[np.argmin(totals)])
     order = problem.topological_order
     duration = problem.cost[order, proc]

@@ -71,6 +71,7 @@ import numpy as np
 
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
+from heuristics._tables import round_significant
 
 __all__ = [
     "acyclic_partition",
@@ -146,6 +147,11 @@ def _topological(n: int, succ: list[list[int]], indeg: list[int], depth_first: b
     return order
 
 
+def _sig(x: float) -> float:
+    """``x`` to 12 significant digits (:func:`heuristics._tables.round_significant`)."""
+    return float(f"{x:.12g}")
+
+
 def _split(order: list[int], nw: np.ndarray, k: int) -> np.ndarray:
     """Cut a topological order into ``k`` contiguous chunks of about equal weight."""
     n = len(order)
@@ -156,7 +162,9 @@ def _split(order: list[int], nw: np.ndarray, k: int) -> np.ndarray:
         w = np.ones(n)
         total = float(n)
     target = total / k
-    mid = (np.cumsum(w) - w / 2) / target  # where each node's weight interval is centred
+    # Where each node's weight interval is centred, without float noise: 0.9999999999999998
+    # for 1 moved a cut when the costs were scaled by 0.01 (an outside audit).
+    mid = round_significant((np.cumsum(w) - w / 2) / target)
     part, count = 0, 0
     for j, v in enumerate(order):
         must = n - j <= k - 1 - part  # as many nodes left as parts still empty
@@ -230,10 +238,10 @@ def _refine(
             wv = wl[v]
             best, best_gain = -1, 0.0
             for j, wj in to.items():
-                if j == a or j < lo or j > hi or weight[j] + wv > cap:
+                if j == a or j < lo or j > hi or _sig(weight[j] + wv) > cap:
                     continue
-                gain = wj - own
-                if gain < 0 or (gain == 0 and not weight[j] + wv < weight[a]):
+                gain = _sig(wj - own)  # sums compared without float noise, as in _split
+                if gain < 0 or (gain == 0 and not _sig(weight[j] + wv) < _sig(weight[a])):
                     continue  # a zero-gain move must even the two weights
                 if gain > best_gain or (gain == best_gain and (best < 0 or j < best)):
                     best, best_gain = j, gain
@@ -326,7 +334,7 @@ def acyclic_partition(
     pred, predw, _ = _csr(n, dst, src, aw)
     indeg = np.bincount(dst, minlength=n).tolist()
     bal = nw if nw.sum() > 0 else np.ones(n)
-    cap = (1.0 + epsilon) * float(bal.sum()) / k
+    cap = _sig((1.0 + epsilon) * float(bal.sum()) / k)
     best, best_cut = None, np.inf
     for depth_first in (True, False):
         order = _topological(n, succ, indeg, depth_first)

@@ -76,7 +76,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
-from heuristics._tables import min_plus_sweep
+from heuristics._tables import min_plus_sweep, tie_values
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import WEIGHTINGS, mean_comm, upward_rank
 
@@ -179,7 +179,8 @@ def oct_rank(problem: Problem, table: np.ndarray, how: str = "mean-oct") -> np.n
     """
     allowed = problem.allowed
     if how == "mean-oct":
-        return np.where(allowed, table, 0.0).sum(axis=1) / allowed.sum(axis=1)
+        mean = np.where(allowed, table, 0.0).sum(axis=1) / allowed.sum(axis=1)
+        return tie_values(problem, mean)
     if how == "min-oct":
         return np.where(allowed, table, np.inf).min(axis=1)
     raise MethodError(f"rank: unknown {how!r}; known: {', '.join(_OCT_RANKS)}")
@@ -212,7 +213,8 @@ def oeft_select(table: np.ndarray) -> Callable[[ScheduleBuilder, int], int]:
     """
 
     def select(builder: ScheduleBuilder, task: int) -> int:
-        return int(np.argmin(builder.eft(task)[1] + table[task]))
+        o_eft = tie_values(builder.problem, builder.eft(task)[1] + table[task])
+        return int(np.argmin(o_eft))
 
     return select
 

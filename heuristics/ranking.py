@@ -70,7 +70,7 @@ import numpy as np
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf
-from heuristics._tables import min_plus_sweep
+from heuristics._tables import min_plus_sweep, round_significant
 
 __all__ = [
     "WEIGHTINGS",
@@ -579,22 +579,8 @@ def ranks_from_weights(
 
 
 def _snap(values: np.ndarray) -> np.ndarray:
-    """Round away float noise: each value to 12 significant digits of its own.
-
-    Sums taken in different orders differ in the last bits (79.99999999999999
-    against 80.0 on Topcuoglu's DAG); rounding makes equal ranks compare equal,
-    so the documented tie rule (lowest task index first) decides, not the noise.
-    Each value keeps its own digits: rounded at the scale of the largest rank,
-    ranks of 1e-7 and 3e-7 beside one of 1e6 both became 0 (an outside audit).
-    """
-    out = np.array(values, dtype=float, copy=True)
-    # Magnitudes where 10**k stays finite; zeros, infinities and 1e-300s as they are.
-    ok = np.isfinite(out) & (np.abs(out) > 1e-280) & (np.abs(out) < 1e280)
-    if ok.any():
-        digits = 11 - np.floor(np.log10(np.abs(out[ok])))
-        scale = 10.0**digits
-        out[ok] = np.round(out[ok] * scale) / scale
-    return out
+    """Ranks without float noise (:func:`heuristics._tables.round_significant`)."""
+    return round_significant(values)
 
 
 def upward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:

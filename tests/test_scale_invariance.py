@@ -1,0 +1,73 @@
+"""Scale invariance: an instance with every time scaled by k is scheduled alike.
+
+Same processors, starts scaled by k, for every deterministic heuristic (PETS
+excepted: its rank is rounded to an integer by definition, so it cannot be).
+The instances are an outside audit's minimal cases (session 17), where float
+sums broke exact ties on decimal data (``tests/data/scale-invariance``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import exactsched
+
+DATA = Path(__file__).parent / "data" / "scale-invariance"
+CASES = sorted(DATA.glob("*.json"))
+METHODS = [
+    m.name
+    for m in exactsched.available_methods()
+    if m.kind == "heuristic" and m.name not in ("pets", "random-eft")
+]
+
+
+def _scaled(doc: dict, k: Decimal) -> dict:
+    """Costs, data and latency times ``k``, as exact decimals."""
+
+    def times(x):
+        value = Decimal(repr(x)) * k
+        return int(value) if value == value.to_integral_value() else float(value)
+
+    out = copy.deepcopy(doc)
+    for task in out["tasks"]:
+        cost = task["cost"]
+        if isinstance(cost, dict):
+            task["cost"] = {t: times(v) for t, v in cost.items()}
+        elif isinstance(cost, list):
+            task["cost"] = [times(v) for v in cost]
+        else:
+            task["cost"] = times(cost)
+    for edge in out.get("edges", []):
+        edge["data"] = times(edge.get("data", 0))
+    network = out["platform"].get("network", {})
+    if "latency" in network:
+        network["latency"] = times(network["latency"])
+    return out
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+@pytest.mark.parametrize("k", ["0.1", "0.01", "1000"])
+def test_every_heuristic_is_scale_invariant(path, k):
+    doc = json.loads(path.read_text())
+    base = exactsched.load_instance(doc)
+    twin = exactsched.load_instance(_scaled(doc, Decimal(k)))
+    for method in METHODS:
+        try:
+            a = exactsched.solve(base, method).schedule
+        except exactsched.MethodError:
+            with pytest.raises(exactsched.MethodError):
+                exactsched.solve(twin, method)
+            continue
+        b = exactsched.solve(twin, method).schedule
+        assert exactsched.validate(twin, b) == []
+        for task in base.task_ids:
+            want = float(Decimal(repr(float(a[task].start))) * Decimal(k))
+            assert (b[task].processor, float(b[task].start)) == (a[task].processor, want), (
+                method,
+                task,
+            )
