@@ -474,7 +474,8 @@ class Problem:
         """Communication-to-computation ratio: mean edge delay over mean task cost.
 
         The mean edge delay averages ``comm`` over ordered pairs of distinct
-        processors; 0 with one processor or no edges.
+        processors; 0 with one processor, no edges or no delay (all costs 0
+        included), ``inf`` when there is delay and no work.
         """
         n_procs = self.n_processors
         if n_procs < 2 or len(self.edge_src) == 0:
@@ -482,7 +483,10 @@ class Problem:
         mean_hops = self.hops.sum() / (n_procs * (n_procs - 1))
         unit = self.arc_unit[: len(self.edge_src)]
         mean_work = float(self.mean_cost().mean())
-        return float(unit.mean() * mean_hops / mean_work) if mean_work > 0 else float("inf")
+        comm = float(unit.mean() * mean_hops)
+        if comm == 0:  # nothing to communicate: 0, even when nothing computes either
+            return 0.0
+        return comm / mean_work if mean_work > 0 else float("inf")
 
     # ---- communication model --------------------------------------------------------
 

@@ -248,8 +248,12 @@ def compare_text(
     known = sum(1 for g in by_instance.values() if g[0]["optimum"] is not None)
     disputed = [g[0] for g in by_instance.values() if g[0]["disputed"]]
     lines = [f"{len(by_instance)} instance(s), certified optimum known for {known}"]
-    if known < len(by_instance):
-        lines[0] += f" (gaps of the other {len(by_instance) - known} to the best known)"
+    firsts = [g[0] for g in by_instance.values()]
+    best_known = sum(1 for f in firsts if f["optimum"] is None and f["best_known"] is not None)
+    if best_known:
+        lines[0] += f" (gaps of {best_known} other(s) to the best known)"
+    if known + best_known < len(by_instance):
+        lines[0] += f" ({len(by_instance) - known - best_known} with no valid schedule)"
     if outcome is not None:
         lines[0] += (
             f"; {outcome.ran} run(s) now, {outcome.skipped} from the database"
@@ -416,8 +420,7 @@ def markdown_report(
         f"topologies: {md(', '.join(sorted({str(f['topology']) for f in firsts})))}), "
         f"{len({r['label'] for r in rows})} methods, exact: {md(', '.join(exact)) or 'none'}"
         + (f" (time limit {', '.join(f'{x:g}' for x in limits)} s)" if limits else "")
-        + f". Certified optimum known for {known} of {len(firsts)} instances; the gaps of the "
-        f"other {len(firsts) - known} are to their best known makespan. exactsched {__version__}."
+        + f". {_known_text(firsts, known)} exactsched {__version__}."
     )
     if configs:
         out += ["", "Exact runs: " + "; ".join(md(c) for c in configs) + "."]
@@ -450,7 +453,7 @@ def markdown_report(
         if len(open_) > 50:
             out.append(f"- ... and {len(open_) - 50} more")
     for title, group in GROUPINGS.items():
-        table = _grouped(rows, group)
+        table = _grouped(rows, group, _ORDERS.get(title))
         if table:
             out += ["", f"## By {title}", "",
                     "Mean gap to the reference (share of runs that found the certified optimum).",
@@ -469,6 +472,20 @@ def markdown_report(
     return "\n".join(out) + "\n"
 
 
+def _known_text(firsts: Sequence[dict[str, Any]], known: int) -> str:
+    """What the gaps are to: certified optima, best known makespans, or nothing."""
+    n = len(firsts)
+    best = sum(1 for f in firsts if f["optimum"] is None and f["best_known"] is not None)
+    text = f"Certified optimum known for {known} of {n} instance{'s' if n != 1 else ''}"
+    if best:
+        others = f"{best} other{'s' if best != 1 else ''}"
+        text += f"; the gaps of {others} are to the best known makespan"
+    if known + best < n:
+        none = n - known - best
+        text += f"; {none} {'have' if none != 1 else 'has'} no valid schedule (no gap)"
+    return text + "."
+
+
 def _limit(row: dict[str, Any]) -> float | None:
     import json
 
@@ -476,12 +493,21 @@ def _limit(row: dict[str, Any]) -> float | None:
     return None if value is None else float(value)
 
 
-def _grouped(rows: Sequence[dict[str, Any]], group: Any) -> str:
+#: Groups in their natural order, not as text ("<0.2" sorts after "2-5").
+_ORDERS = {
+    "CCR": ["<0.2", "0.2-0.5", "0.5-2", "2-5", ">=5", "?"],
+    "communication model": list(_MODELS),
+}
+
+
+def _grouped(rows: Sequence[dict[str, Any]], group: Any, order: list[str] | None = None) -> str:
     groups = summarise_by(rows, group)
     if len(groups) < 1:
         return ""
     labels = [s["method"] for s in summarise(rows)]
     keys = list(groups)
+    if order is not None:
+        keys.sort(key=lambda k: (order.index(k) if k in order else len(order), str(k)))
     body = []
     for name in labels:
         cells = [name]
