@@ -56,3 +56,15 @@ def test_ccr_classes_are_in_their_natural_order():
     header = table.splitlines()[0]
     assert header.index("<0.2") < header.index("0.2-0.5") < header.index("0.5-2")
     assert header.index("0.5-2") < header.index("2-5") < header.index(">=5")
+
+
+def test_every_ccr_definition_agrees_on_nothing_to_communicate():
+    from exactsched.workloads.weights import ccr
+
+    p = Problem.from_lists([0, 0], [(0, 1, 0)], n_processors=2)
+    assert [ccr(p, d) for d in ("comm/comp", "total", "comp/comm", "hoft")] == [
+        0.0,
+        0.0,
+        float("inf"),
+        float("inf"),
+    ]

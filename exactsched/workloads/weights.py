@@ -398,6 +398,8 @@ def _ratio(
     (HEFT's mean); ``hoft`` takes the mean over all ``P^2`` pairs, a factor
     ``(P - 1) / P`` of it.
     """
+    if definition in ("total", "comm/comp") and not comm.sum() > 0:
+        return 0.0  # nothing to communicate: 0, even when nothing computes either
     if definition == "total":
         return float(comm.sum() / work.sum()) if work.sum() > 0 else float("inf")
     if definition == "hoft":
