@@ -20,8 +20,10 @@ __all__ = [
     "min_plus_sweep",
     "optimistic_finish_time",
     "round_significant",
+    "tie_argmin",
     "tie_value",
     "tie_values",
+    "tie_with",
 ]
 
 # Upper bound on the elements of one (arcs x P x P) batch of the min-plus kernel.
@@ -54,37 +56,66 @@ def round_significant(values: np.ndarray) -> np.ndarray:
 
 def tie_values(problem: Problem, values: np.ndarray) -> np.ndarray:
     """``values`` a heuristic compares (sums of times, means, priorities), made so that
-    values equal in exact arithmetic compare equal.
+    values equal in exact arithmetic compare equal, and never reordered.
 
     On decimal data a float sum carries noise: ``0.06 + 0.01 < 0.07``, and the
     same instance scaled by 10 broke its tie the other way (an outside audit,
-    session 17: 15 heuristics were not scale invariant); means carry noise on any
-    data (``13 / 6``). So a value on the data's decimal grid up to float noise
-    (:func:`exactsched._time_grid.time_resolution`) is that grid value, an
-    integer stays as it is (exact below ``2**53``), and any other value, a mean,
-    is rounded to 12 significant digits (:func:`round_significant`).
+    session 17: 15 heuristics were not scale invariant). The grid is the data's
+    decimal grid (:func:`exactsched._time_grid.time_resolution`), or the
+    integers. A value within float noise of a grid point (``1e-9`` of itself, at
+    most a quarter step) is that grid point, so distinct grid values never
+    merge. Any other value, a mean, is rounded to 12 significant digits
+    (:func:`round_significant`) only where that rounding step is finer than a
+    quarter grid step, so it can neither cross a grid value nor merge values a
+    quarter step apart; above (means near ``1e13`` on integers, an outside
+    review) it is compared as it is.
 
     Examples
     --------
     >>> p = Problem.from_lists([[0.05, 0.06]])
     >>> tie_values(p, np.array([0.05 + 0.02, 0.06 + 0.01, 1 / 3])).tolist()
     [0.07, 0.07, 0.333333333333]
-    >>> tie_values(Problem.from_lists([[1, 2]]), np.array([2**52 + 1.0, 13 / 6])).tolist()
-    [4503599627370497.0, 2.16666666667]
+    >>> q = Problem.from_lists([[1, 2]])
+    >>> tie_values(q, np.array([2**52 + 1.0, 13 / 6, 1e13 + 4.5, 1e13 + 4])).tolist()
+    [4503599627370497.0, 2.16666666667, 10000000000004.5, 10000000000004.0]
     """
     from exactsched._time_grid import time_resolution
 
+    return tie_with(time_resolution(problem), values)
+
+
+def tie_with(resolution: float | None, values: np.ndarray) -> np.ndarray:
+    """:func:`tie_values` on the grid of ``resolution`` units per time unit (None:
+    the integers)."""
     v = np.asarray(values, dtype=float)
-    resolution = time_resolution(problem)
-    with np.errstate(invalid="ignore", over="ignore"):
-        if resolution is None:
-            grid = np.rint(v)
-            near = v == grid
-        else:
-            grid = np.rint(v * resolution) / resolution
-            near = np.abs(v - grid) <= 1e-9 * np.maximum(1.0, np.abs(v))
-    near |= ~np.isfinite(v)
-    return np.where(near, np.where(np.isfinite(v), grid, v), round_significant(v))
+    r = 1.0 if resolution is None else float(resolution)
+    finite = np.isfinite(v)
+    if not finite.all():
+        out = v.copy()
+        out[finite] = tie_with(resolution, v[finite])
+        return out
+    magnitude = np.abs(v)
+    grid = np.rint(v * r) / r
+    near = np.abs(v - grid) <= np.minimum(1e-9 * np.maximum(1.0, magnitude), 0.25 / r)
+    if near.all():
+        return grid
+    # 12 significant digits step 10**(e - 11) for 10**e <= |v|: below a quarter step only.
+    fine = magnitude * 1e-11 < 0.25 / r
+    rounded = np.where(fine, round_significant(v), v)
+    return np.where(near, grid, rounded)
+
+
+def tie_argmin(resolution: float | None, values: np.ndarray) -> int:
+    """``argmin`` of :func:`tie_with` (the first least value), computed on the raw
+    values when no other lies within float noise of the least (the common case:
+    no array is built; PEFT and HOFT ask it per task)."""
+    k = int(np.argmin(values))
+    least = float(values[k])
+    if math.isfinite(least):
+        slack = 1e-9 * max(1.0, abs(least))
+        if np.count_nonzero(values <= least + slack) == 1:
+            return k
+    return int(np.argmin(tie_with(resolution, values)))
 
 
 def tie_value(resolution: float | None, x: float) -> float:
@@ -92,17 +123,21 @@ def tie_value(resolution: float | None, x: float) -> float:
 
     >>> tie_value(100.0, 0.06 + 0.01), tie_value(None, 13 / 6), tie_value(None, 7.0)
     (0.07, 2.16666666667, 7.0)
+    >>> tie_value(None, 1e13 + 4.5), tie_value(100.0, 1e10 + 0.025)
+    (10000000000004.5, 10000000000.025)
     """
-    if not math.isfinite(x):
-        return x
-    if resolution is None:
-        if x == int(x):
-            return x
-    else:
-        grid = round(x * resolution) / resolution
-        if abs(x - grid) <= 1e-9 * max(1.0, abs(x)):
-            return grid
-    return float(f"{x:.12g}")
+    if x.is_integer() and resolution is None or not math.isfinite(x):
+        return x  # (an integer on the integers: the common case, answered first)
+    r = 1.0 if resolution is None else resolution
+    grid = round(x * r) / r
+    size = -x if x < 0 else x
+    quarter = 0.25 / r
+    noise = 1e-9 * size if size > 1.0 else 1e-9
+    if (x - grid if x > grid else grid - x) <= (noise if noise < quarter else quarter):
+        return grid
+    if size * 1e-11 < quarter:
+        return float(f"{x:.12g}")
+    return x
 
 
 def _levels(problem: Problem, forward: bool) -> list[np.ndarray]:

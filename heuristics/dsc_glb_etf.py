@@ -80,7 +80,7 @@ from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._ready_list import batch_schedule
-from heuristics._tables import tie_value, tie_values
+from heuristics._tables import tie_value, tie_with
 from heuristics.ranking import mean_comm, ranks_from_weights
 
 __all__ = ["bottom_level", "dsc", "dsc_glb_etf", "etf_order", "glb"]
@@ -385,8 +385,9 @@ def glb(problem: Problem, cluster: np.ndarray, start: np.ndarray) -> np.ndarray:
     np.minimum.at(first, cluster, start)
     load = np.zeros(n_procs)
     where = np.empty(n_clusters, dtype=np.int64)
+    resolution = time_resolution(problem)
     for k in np.lexsort((np.arange(n_clusters), first)).tolist():
-        total = tie_values(problem, load + work[k])  # equal decimals tie
+        total = tie_with(resolution, load + work[k])  # equal decimals tie
         q = int(np.argmin(total))
         if not np.isfinite(total[q]):
             task = problem.task_ids[int(np.flatnonzero(cluster == k)[0])]

@@ -115,11 +115,12 @@ from typing import Annotated
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
-from heuristics._tables import batch_size, optimistic_finish_time, tie_values
+from heuristics._tables import batch_size, optimistic_finish_time, tie_value
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import WEIGHTINGS, ranks_from_weights, upward_rank
 
@@ -334,6 +335,7 @@ def hoft_select(
     term = child_estimates(problem, oft, child_processor=child_processor)
     fastest = problem.allowed & (problem.cost <= problem.min_cost()[:, None])
     printed = condition == "printed"
+    resolution = time_resolution(problem)
 
     def select(builder: ScheduleBuilder, task: int) -> int:
         fin = builder.eft(task)[1]
@@ -347,7 +349,7 @@ def hoft_select(
         # Sums as tie_values, so that equal decimals tie (0.06 + 0.03 against 0.07 +
         # 0.02); eq. (12), s_m > E(Ch|p_m) - E(Ch|p_f), as fin_f + E_f > fin_m + E_m.
         sums = [expect_m, expect_f, fin[f] + expect_f, fin[m] + expect_m]
-        e = tie_values(problem, np.array(sums))
+        e = [tie_value(resolution, float(x)) for x in sums]
         if printed:
             return m if e[2] > e[3] else f
         return m if e[0] < e[1] else f

@@ -56,11 +56,12 @@ import heapq
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.problem import Problem
 from exactsched.registry import register
 from exactsched.schedule import Schedule
 from heuristics._partsched import ProcessorChoice, processor_choice_is_finish
-from heuristics._tables import round_significant, tie_values
+from heuristics._tables import tie_value, tie_with
 from heuristics.eft import ScheduleBuilder
 
 __all__ = ["levels", "lmt", "merge_groups"]
@@ -88,13 +89,17 @@ def levels(problem: Problem) -> list[np.ndarray]:
     return [part for part in np.split(order, cuts) if len(part)]
 
 
-def _tidy(weight: float) -> float:
-    """A merged weight without float noise (mean costs: equal sums tie at any scale)."""
-    return float(round_significant(np.array([weight]))[0])
+def _tidy(weight: float, resolution: float | None) -> float:
+    """A merged weight without float noise (:func:`heuristics._tables.tie_value`)."""
+    return tie_value(resolution, weight)
 
 
 def merge_groups(
-    tasks: np.ndarray, weight: np.ndarray, allowed: np.ndarray, n_groups: int
+    tasks: np.ndarray,
+    weight: np.ndarray,
+    allowed: np.ndarray,
+    n_groups: int,
+    resolution: float | None = None,
 ) -> list[list[int]]:
     """Merge the two smallest compatible groups until at most ``n_groups`` are left.
 
@@ -108,6 +113,9 @@ def merge_groups(
         ``(n, P)`` affinity of every task; merged groups must share a processor.
     n_groups : int
         Target number of groups (the number of processors).
+    resolution : float, optional
+        The problem's time grid (:func:`exactsched._time_grid.time_resolution`):
+        merged weights are compared as :func:`heuristics._tables.tie_value`.
 
     Returns
     -------
@@ -151,9 +159,9 @@ def merge_groups(
         tasks1, mask1 = groups[g1]  # type: ignore[misc]
         groups[g0] = groups[g1] = None
         groups.append((sorted(tasks0 + tasks1), mask0 & mask1))
-        heapq.heappush(heap, (_tidy(w0 + w1), min(f0, f1), len(groups) - 1))
+        heapq.heappush(heap, (_tidy(w0 + w1, resolution), min(f0, f1), len(groups) - 1))
     final = [g for g in groups if g is not None]
-    final.sort(key=lambda g: (-_tidy(float(weight[g[0]].sum())), g[0][0]))
+    final.sort(key=lambda g: (-_tidy(float(weight[g[0]].sum()), resolution), g[0][0]))
     return [g[0] for g in final]
 
 
@@ -208,7 +216,8 @@ def lmt(
     builder = ScheduleBuilder(problem, insertion=bool(insertion))
     n_procs = problem.n_processors
     cost, allowed = problem.cost, problem.allowed
-    weight = round_significant(problem.mean_cost())  # equal means tie at any scale
+    resolution = time_resolution(problem)
+    weight = tie_with(resolution, problem.mean_cost())  # equal means tie at any scale
     hops = problem.hops.astype(float)
     ptr = problem.pred_ptr
     in_src = problem.arc_src[problem.pred_arcs]
@@ -216,7 +225,7 @@ def lmt(
     finish = processor_choice_is_finish(processor_choice)
     for level in levels(problem):
         taken = np.zeros(n_procs, dtype=bool)
-        for group in merge_groups(level, weight, allowed, n_procs):
+        for group in merge_groups(level, weight, allowed, n_procs, resolution):
             # Largest first within the group, as between groups.
             inner = sorted(group, key=lambda t: (-float(weight[t]), t))
             if finish:
@@ -228,8 +237,9 @@ def lmt(
                 a, b = ptr[t], ptr[t + 1]
                 if b > a:
                     time = time + (in_unit[a:b, None] * hops[builder.proc[in_src[a:b]]]).sum(0)
-            free = np.where(taken, np.inf, tie_values(problem, time))
-            q = int(np.argmin(free if np.isfinite(free).any() else tie_values(problem, time)))
+            time = tie_with(resolution, time)
+            free = np.where(taken, np.inf, time)
+            q = int(np.argmin(free if np.isfinite(free).any() else time))
             taken[q] = True
             for t in inner:
                 builder.place(t, q)

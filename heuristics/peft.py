@@ -72,11 +72,12 @@ from typing import Annotated
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
-from heuristics._tables import min_plus_sweep, tie_values
+from heuristics._tables import min_plus_sweep, tie_argmin, tie_values
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import WEIGHTINGS, mean_comm, upward_rank
 
@@ -212,9 +213,12 @@ def oeft_select(table: np.ndarray) -> Callable[[ScheduleBuilder, int], int]:
     .. [1] Arabnejad, Barbosa, IEEE TPDS 25(3), 2014 (``O_EFT``).
     """
 
+    grid: list[float | None] = []  # the problem's time resolution, read on the first call
+
     def select(builder: ScheduleBuilder, task: int) -> int:
-        o_eft = tie_values(builder.problem, builder.eft(task)[1] + table[task])
-        return int(np.argmin(o_eft))
+        if not grid:
+            grid.append(time_resolution(builder.problem))
+        return tie_argmin(grid[0], builder.eft(task)[1] + table[task])
 
     return select
 

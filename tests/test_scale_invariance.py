@@ -71,3 +71,19 @@ def test_every_heuristic_is_scale_invariant(path, k):
                 method,
                 task,
             )
+
+
+def test_ties_never_reorder_or_merge_distinct_values_at_large_magnitudes():
+    # An outside review of the tie rule: 12 significant digits put 1e13 + 4.5 below
+    # 1e13 + 4 on integer data, and merged 1e10 + 0.02 with 1e10 + 0.025 on a 0.01
+    # grid; PEFT then took the worse order (20000000000006 and 10000000001.05).
+    from exactsched import Problem
+
+    big, far = 10**13, 10**15
+    p = Problem.from_lists([[1, 1], [1, 1], [big, big + 9], [big + 4, big + 4]],
+                           [(0, 2, far), (1, 3, far)])  # fmt: skip
+    assert exactsched.solve(p, "peft").makespan == 10000000000005
+    big, far = 1e10, 3e10
+    q = Problem.from_lists([[1, 1], [1, 1], [big + 0.02, big + 0.02], [big, big + 0.05]],
+                           [(0, 2, far), (1, 3, far)])  # fmt: skip
+    assert exactsched.solve(q, "peft").makespan == 10000000001.02
