@@ -35,7 +35,7 @@ def batch_size(n_procs: int) -> int:
     return max(1, _BATCH_ELEMENTS // (n_procs * n_procs))
 
 
-def round_significant(values: np.ndarray) -> np.ndarray:
+def round_significant(values: np.ndarray, digits: int = 12) -> np.ndarray:
     """Round away float noise: each value to 12 significant digits of its own.
 
     Sums taken in different orders differ in the last bits (79.99999999999999
@@ -48,8 +48,8 @@ def round_significant(values: np.ndarray) -> np.ndarray:
     # Magnitudes where 10**k stays finite; zeros, infinities and 1e-300s as they are.
     ok = np.isfinite(out) & (np.abs(out) > 1e-280) & (np.abs(out) < 1e280)
     if ok.any():
-        digits = 11 - np.floor(np.log10(np.abs(out[ok])))
-        scale = 10.0**digits
+        places = digits - 1 - np.floor(np.log10(np.abs(out[ok])))
+        scale = 10.0**places
         out[ok] = np.round(out[ok] * scale) / scale
     return out
 
@@ -62,26 +62,33 @@ def tie_values(problem: Problem, values: np.ndarray) -> np.ndarray:
     same instance scaled by 10 broke its tie the other way (an outside audit,
     session 17: 15 heuristics were not scale invariant). The grid is the data's
     decimal grid (:func:`exactsched._time_grid.time_resolution`), or the
-    integers. A value within float noise of a grid point (``1e-9`` of itself, at
-    most a quarter step) is that grid point, so distinct grid values never
-    merge. Any other value, a mean, is rounded to 12 significant digits
-    (:func:`round_significant`) only where that rounding step is finer than a
-    quarter grid step, so it can neither cross a grid value nor merge values a
-    quarter step apart; above (means near ``1e13`` on integers, an outside
-    review) it is compared as it is.
+    integers. A value within float noise (:data:`NOISE_ULPS` ulps, at most a
+    quarter step) of a grid point is that grid point. Any other value, a mean, is rounded to 14
+    significant digits (steps of about 450 ulps, ties of noisy equal means) where
+    that step is finer than a quarter grid step; above (means near ``1e15``) it
+    is compared as it is. So no value moves by more than its noise or half a
+    14-digit step: distinct values tie only when they agree to 14 digits (an
+    outside review found 12 digits and a ``1e-9`` tolerance merging values that
+    differ, and PEFT, LMT and others taking the worse choice).
 
     Examples
     --------
     >>> p = Problem.from_lists([[0.05, 0.06]])
     >>> tie_values(p, np.array([0.05 + 0.02, 0.06 + 0.01, 1 / 3])).tolist()
-    [0.07, 0.07, 0.333333333333]
+    [0.07, 0.07, 0.33333333333333]
     >>> q = Problem.from_lists([[1, 2]])
-    >>> tie_values(q, np.array([2**52 + 1.0, 13 / 6, 1e13 + 4.5, 1e13 + 4])).tolist()
-    [4503599627370497.0, 2.16666666667, 10000000000004.5, 10000000000004.0]
+    >>> tie_values(q, np.array([2**52 + 1.0, 13 / 6, 1e13 + 4.5, 1e6 + 9e-4])).tolist()
+    [4503599627370497.0, 2.1666666666667, 10000000000004.5, 1000000.0009]
     """
     from exactsched._time_grid import time_resolution
 
     return tie_with(time_resolution(problem), values)
+
+
+#: Float noise a compared sum may carry, in ulps of itself (sums of many terms).
+NOISE_ULPS = 1024
+#: Significant digits a value off the grid (a mean) is compared to.
+TIE_DIGITS = 14
 
 
 def tie_with(resolution: float | None, values: np.ndarray) -> np.ndarray:
@@ -96,23 +103,24 @@ def tie_with(resolution: float | None, values: np.ndarray) -> np.ndarray:
         return out
     magnitude = np.abs(v)
     grid = np.rint(v * r) / r
-    near = np.abs(v - grid) <= np.minimum(1e-9 * np.maximum(1.0, magnitude), 0.25 / r)
+    # Noise, but never as much as a quarter step (ulps of 1e13 are 0.002: 1024 are 2).
+    near = np.abs(v - grid) <= np.minimum(NOISE_ULPS * np.spacing(magnitude), 0.25 / r)
     if near.all():
         return grid
-    # 12 significant digits step 10**(e - 11) for 10**e <= |v|: below a quarter step only.
-    fine = magnitude * 1e-11 < 0.25 / r
-    rounded = np.where(fine, round_significant(v), v)
+    fine = magnitude * 10.0 ** (1 - TIE_DIGITS) < 0.25 / r  # the rounding step: finer
+    rounded = np.where(fine, round_significant(v, TIE_DIGITS), v)
     return np.where(near, grid, rounded)
 
 
 def tie_argmin(resolution: float | None, values: np.ndarray) -> int:
     """``argmin`` of :func:`tie_with` (the first least value), computed on the raw
-    values when no other lies within float noise of the least (the common case:
-    no array is built; PEFT and HOFT ask it per task)."""
+    values when no other lies within the largest move of the least (the common
+    case: no array is built; PEFT and HOFT ask it per task)."""
     k = int(np.argmin(values))
     least = float(values[k])
     if math.isfinite(least):
-        slack = 1e-9 * max(1.0, abs(least))
+        # A value moves by at most half a TIE_DIGITS step or its noise: twice that.
+        slack = 1e-13 * abs(least) + 2 * NOISE_ULPS * math.ulp(least)
         if np.count_nonzero(values <= least + slack) == 1:
             return k
     return int(np.argmin(tie_with(resolution, values)))
@@ -122,7 +130,7 @@ def tie_value(resolution: float | None, x: float) -> float:
     """:func:`tie_values` of one number (``resolution`` of the problem's time grid).
 
     >>> tie_value(100.0, 0.06 + 0.01), tie_value(None, 13 / 6), tie_value(None, 7.0)
-    (0.07, 2.16666666667, 7.0)
+    (0.07, 2.1666666666667, 7.0)
     >>> tie_value(None, 1e13 + 4.5), tie_value(100.0, 1e10 + 0.025)
     (10000000000004.5, 10000000000.025)
     """
@@ -130,13 +138,10 @@ def tie_value(resolution: float | None, x: float) -> float:
         return x  # (an integer on the integers: the common case, answered first)
     r = 1.0 if resolution is None else resolution
     grid = round(x * r) / r
-    size = -x if x < 0 else x
-    quarter = 0.25 / r
-    noise = 1e-9 * size if size > 1.0 else 1e-9
-    if (x - grid if x > grid else grid - x) <= (noise if noise < quarter else quarter):
+    if abs(x - grid) <= min(NOISE_ULPS * math.ulp(x), 0.25 / r):
         return grid
-    if size * 1e-11 < quarter:
-        return float(f"{x:.12g}")
+    if abs(x) * 10.0 ** (1 - TIE_DIGITS) < 0.25 / r:
+        return float(f"{x:.{TIE_DIGITS}g}")
     return x
 
 

@@ -87,3 +87,28 @@ def test_ties_never_reorder_or_merge_distinct_values_at_large_magnitudes():
     q = Problem.from_lists([[1, 1], [1, 1], [big + 0.02, big + 0.02], [big, big + 0.05]],
                            [(0, 2, far), (1, 3, far)])  # fmt: skip
     assert exactsched.solve(q, "peft").makespan == 10000000001.02
+
+
+def test_ties_merge_nothing_beyond_float_noise():
+    # A second review of the tie rule: a 1e-9 tolerance and 12 digits merged values
+    # that differ (1e6 + 9e-4 with 1e6 + 1e-4; 9e-10/7 with 1e-10/7; two means 1/8
+    # apart at 7.5e8), and five heuristics took the worse processor or order.
+    import numpy as np
+
+    from exactsched import Problem
+    from heuristics._tables import tie_with
+
+    assert tie_with(None, np.array([1e6 + 9e-4, 1e6 + 1e-4])).tolist() == [1e6 + 9e-4, 1e6 + 1e-4]
+    assert tie_with(100.0, np.array([7500000.06, 7500000.06125])).tolist() == [
+        7500000.06,
+        7500000.06125,
+    ]
+    for costs in ([1e6 + 0.0009 + 1e-6 / 3, 1e6 + 0.0001 + 1e-6 / 3], [9e-10 / 7, 1e-10 / 7]):
+        p = Problem.from_lists([costs])
+        for method in ("peft", "cpop", "lmt", "dsc-glb-etf", "minimal-serial", "hoft"):
+            assert exactsched.solve(p, method).schedule["t0"].processor == "p1", method
+    big = 10**9
+    d = next(d for d in range(56) if (3 + 6 * big + d) % 56 == 0)
+    b = [1, 2] + [big] * 5 + [big + d]  # mean an integer
+    a = [1] + [sum(b) // 7] * 7  # mean 1/8 larger: LMT takes it first
+    assert exactsched.solve(Problem.from_lists([b, a]), "lmt").makespan == 2
