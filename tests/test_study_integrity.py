@@ -68,13 +68,19 @@ def test_rows_computed_by_other_code_are_not_reused(tmp_path):
     _validated(db)
 
 
-def test_a_file_edited_between_sweeps_supersedes_its_old_rows(tmp_path):
+def _swept_copy(tmp_path: Path) -> tuple[Path, dict, Path]:
+    """A copy of Topcuoglu's instance in a folder, swept once: (file, document, db)."""
     path = tmp_path / "inst" / "t.json"
     path.parent.mkdir()
     doc = json.loads(TOPCUOGLU.read_text())
     path.write_text(json.dumps(doc))
     db = tmp_path / "s.sqlite"
     _sweep([path.parent], db)
+    return path, doc, db
+
+
+def test_a_file_edited_between_sweeps_supersedes_its_old_rows(tmp_path):
+    path, doc, db = _swept_copy(tmp_path)
     doc["tasks"][0]["cost"] = [x + 50 for x in doc["tasks"][0]["cost"]]
     path.write_text(json.dumps(doc))
     time.sleep(0.01)  # the second sweep's rows finish later
@@ -93,12 +99,7 @@ def test_a_claim_left_on_an_edited_instance_is_not_an_unfinished_run(tmp_path):
     # audit, session 17: compare said complete while results said not).
     from exactsched.experiments.analysis import unfinished_note
 
-    path = tmp_path / "inst" / "t.json"
-    path.parent.mkdir()
-    doc = json.loads(TOPCUOGLU.read_text())
-    path.write_text(json.dumps(doc))
-    db = tmp_path / "s.sqlite"
-    _sweep([path.parent], db)
+    path, doc, db = _swept_copy(tmp_path)
     old_key = instance_key(load_instance(doc))
     with Store(db) as store:
         assert store.claim(old_key, "peft", "{}", results_version())
