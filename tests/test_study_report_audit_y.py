@@ -68,3 +68,31 @@ def test_every_ccr_definition_agrees_on_nothing_to_communicate():
         float("inf"),
         float("inf"),
     ]
+
+
+def test_a_method_has_one_colour_in_every_figure():
+    from matplotlib.colors import to_hex
+
+    from exactsched.experiments.plots import gap_against
+
+    def row(instance, label, makespan, ccr):
+        return dict(instance_key=instance, instance=instance, label=label, kind="heuristic",
+                    makespan=makespan, status="feasible", seconds=0.1, gap=makespan / 10 - 1,
+                    optimum=10.0, reference=10.0, best_known=10.0, ccr=ccr, tasks=5,
+                    gap_to_optimum=makespan / 10 - 1)  # fmt: skip
+
+    rows = [row(i, m, 10.0 + k + j, c) for j, (i, c) in enumerate([("a", 0.1), ("b", 1.0)])
+            for k, m in enumerate(["heft", "peft", "cpop"])]  # fmt: skip
+    profile = performance_profile(rows)
+    against = gap_against(rows, "ccr")
+
+    def colours(fig):
+        return {line.get_label(): to_hex(line.get_color()) for line in fig.axes[0].lines}
+
+    assert colours(profile) == colours(against)
+    import matplotlib as mpl
+
+    palette = mpl.colormaps["tab20"]  # by sorted label, not by drawing order
+    assert colours(profile) == {
+        m: to_hex(palette(k)) for k, m in enumerate(["cpop", "heft", "peft"])
+    }

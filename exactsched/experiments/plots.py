@@ -339,10 +339,12 @@ def performance_profile(
         taus = np.linspace(1.0, top, 400)
     fig, ax = _figure_with_legend(plt, len(labels))
     styles = ["-", "--", "-.", ":"]
+    colour = _colours(rows)
     for k, m in enumerate(sorted(labels, key=lambda m: -_area(ratios[m], taus))):
         v = np.sort(np.asarray(ratios[m], dtype=float))
         rho = np.searchsorted(v, taus * (1 + 1e-12), side="right") / max(1, len(v))
-        ax.step(taus, rho, where="post", label=printable(m), linestyle=styles[(k // 10) % 4])
+        ax.step(taus, rho, where="post", label=printable(m), linestyle=styles[(k // 10) % 4],
+                color=colour[m])  # fmt: skip
     if runtime:
         ax.set_xscale("log")
     ax.set_xlim(1.0, top)
@@ -363,6 +365,20 @@ def performance_profile(
 
 #: Legend entries per column beside a plot.
 LEGEND_ROWS = 22
+
+
+def _colours(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One colour per method label of the study, the same in every figure (an outside
+    audit: a method changed colour between the profile and the gap plots).
+
+    Labels in sorted order take the colours of matplotlib's ``tab20`` in turn (then
+    again, past 20); every figure of one study reads the same rows, so the same map.
+    """
+    import matplotlib as mpl
+
+    palette = mpl.colormaps["tab20"]
+    labels = sorted({str(r["label"]) for r in rows})
+    return {m: palette(k % 20) for k, m in enumerate(labels)}
 
 
 def _figure_with_legend(plt: Any, entries: int, width: float = 8.5) -> tuple[Any, Any]:
@@ -498,10 +514,12 @@ def gap_against(
     overall = {m: statistics.fmean(v for xs in c.values() for v in xs) for m, c in cells.items()}
     chosen = sorted(overall, key=lambda m: overall[m])[:top]
     fig, ax = _figure_with_legend(plt, len(chosen))
+    colour = _colours(rows)
     for m in chosen:
         xs = sorted(cells[m], key=lambda x: order.index(x) if key == "ccr" else x)
         pos = [order.index(x) for x in xs] if key == "ccr" else xs
-        ax.plot(pos, [statistics.fmean(cells[m][x]) for x in xs], marker="o", label=printable(m))
+        means = [statistics.fmean(cells[m][x]) for x in xs]
+        ax.plot(pos, means, marker="o", label=printable(m), color=colour[m])
     if key == "ccr":
         ax.set_xticks(range(len(order)), labels=order)
         ax.set_xlabel("CCR (communication-to-computation ratio)")
