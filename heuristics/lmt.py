@@ -89,11 +89,6 @@ def levels(problem: Problem) -> list[np.ndarray]:
     return [part for part in np.split(order, cuts) if len(part)]
 
 
-def _tidy(weight: float, resolution: float | None) -> float:
-    """A merged weight without float noise (:func:`heuristics._tables.tie_value`)."""
-    return tie_value(resolution, weight)
-
-
 def merge_groups(
     tasks: np.ndarray,
     weight: np.ndarray,
@@ -159,9 +154,9 @@ def merge_groups(
         tasks1, mask1 = groups[g1]  # type: ignore[misc]
         groups[g0] = groups[g1] = None
         groups.append((sorted(tasks0 + tasks1), mask0 & mask1))
-        heapq.heappush(heap, (_tidy(w0 + w1, resolution), min(f0, f1), len(groups) - 1))
+        heapq.heappush(heap, (tie_value(resolution, w0 + w1), min(f0, f1), len(groups) - 1))
     final = [g for g in groups if g is not None]
-    final.sort(key=lambda g: (-_tidy(float(weight[g[0]].sum()), resolution), g[0][0]))
+    final.sort(key=lambda g: (-tie_value(resolution, float(weight[g[0]].sum())), g[0][0]))
     return [g[0] for g in final]
 
 

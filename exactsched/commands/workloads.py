@@ -122,7 +122,6 @@ def add_parsers(sub: Any) -> dict[str, Any]:
     rnd.add_argument(
         "--tasks", type=int_arg(1, MAX_TASKS), help=f"number of tasks (at most {MAX_TASKS:,})"
     )
-    rnd.add_argument("--alpha", type=finite_arg, default=None, help="topcuoglu: shape (default 1)")
     rnd.add_argument(
         "--out-degree",
         type=finite_arg,
@@ -134,39 +133,19 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         type=int_arg(1, MAX_TASKS),
         help="layered: number of layers (default sqrt(n))",
     )
-    rnd.add_argument(
-        "--p",
-        type=finite_arg,
-        default=None,
-        help="layered, erdos-renyi: arc probability (default 0.3)",
-    )
-    rnd.add_argument(
-        "--fat", type=finite_arg, default=None, help="daggen: width n**fat (default 0.5)"
-    )
-    rnd.add_argument(
-        "--density", type=finite_arg, default=None, help="daggen: parents per task (default 0.5)"
-    )
-    rnd.add_argument(
-        "--regularity", type=finite_arg, default=None, help="daggen: level widths (default 0.5)"
-    )
-    rnd.add_argument(
-        "--jump",
-        type=int_arg(1, MAX_TASKS),
-        default=None,
-        help="daggen: levels an arc may jump (default 1)",
-    )
+    # None until given: an option another generator reads is refused (_check_random_options).
+    for key, (kind, default, text) in _DAG_NUMBERS.items():
+        text = f"{text} (default {default:g})"
+        rnd.add_argument(_option(key), type=kind, default=None, help=text)
     wts = gen.add_argument_group("weights (random, stg)")
     wts.add_argument(
         "--weights",
         choices=["topcuoglu", "hoft-low", "hoft-high", "canon", "flops"],
         help="cost scheme (default topcuoglu; for stg on a CPU-GPU platform hoft-low)",
     )
-    wts.add_argument(
-        "--beta", type=finite_arg, default=None, help="topcuoglu heterogeneity (default 0.5)"
-    )
-    wts.add_argument(
-        "--w-dag", type=finite_arg, default=None, help="topcuoglu mean cost (default 50)"
-    )
+    for key, (default, text) in _TOPCUOGLU_WEIGHTS.items():
+        text = f"{text} (default {default:g})"
+        wts.add_argument(_option(key), type=finite_arg, default=None, help=text)
     wts.add_argument(
         "--ccr",
         default=None,
@@ -659,42 +638,54 @@ _DAG_OPTIONS: dict[str, tuple[str, ...]] = {
     "erdos-renyi": ("p",),
     "daggen": ("fat", "density", "regularity", "jump"),
 }
-_DAG_DEFAULTS: dict[str, Any] = {
-    "alpha": 1.0,
-    "out_degree": None,
-    "layers": None,
-    "p": 0.3,
-    "fat": 0.5,
-    "density": 0.5,
-    "regularity": 0.5,
-    "jump": 1,
+#: The generators' numeric options: type, default and help (the parser is built from it).
+_DAG_NUMBERS: dict[str, tuple[Any, float, str]] = {
+    "alpha": (finite_arg, 1.0, "topcuoglu: shape"),
+    "p": (finite_arg, 0.3, "layered, erdos-renyi: arc probability"),
+    "fat": (finite_arg, 0.5, "daggen: width n**fat"),
+    "density": (finite_arg, 0.5, "daggen: parents per task"),
+    "regularity": (finite_arg, 0.5, "daggen: level widths"),
+    "jump": (int_arg(1, MAX_TASKS), 1, "daggen: levels an arc may jump"),
 }
-_TOPCUOGLU_WEIGHTS = {"beta": 0.5, "w_dag": 50.0}
+_DAG_DEFAULTS: dict[str, Any] = {
+    "out_degree": None,  # computed from --tasks
+    "layers": None,  # sqrt(n)
+    **{key: default for key, (_, default, _) in _DAG_NUMBERS.items()},
+}
+#: The topcuoglu cost scheme's options: default and help.
+_TOPCUOGLU_WEIGHTS: dict[str, tuple[float, str]] = {
+    "beta": (0.5, "topcuoglu heterogeneity"),
+    "w_dag": (50.0, "topcuoglu mean cost"),
+}
+
+
+def _option(key: str) -> str:
+    """The command-line flag of an argument name (``w_dag`` is ``--w-dag``)."""
+    return "--" + key.replace("_", "-")
 
 
 def _check_random_options(args: argparse.Namespace) -> None:
     """Refuse a generator's or a cost scheme's options given to another, then fill in
     the defaults: each was silently dropped before (an outside audit, session 17)."""
-    option = lambda key: "--" + key.replace("_", "-")  # noqa: E731
     wanted = _DAG_OPTIONS[args.generator] if args.kind == "random" else ()
     for key, default in _DAG_DEFAULTS.items():
         if getattr(args, key, None) is None:
             setattr(args, key, default)
         elif key not in wanted:
             if args.kind != "random":
-                raise MethodError(f"{option(key)}: not an option of generate {args.kind}")
+                raise MethodError(f"{_option(key)}: not an option of generate {args.kind}")
             users = [g for g, keys in _DAG_OPTIONS.items() if key in keys]
             raise MethodError(
-                f"{option(key)}: only with --generator {' or '.join(users)}, not {args.generator}"
+                f"{_option(key)}: only with --generator {' or '.join(users)}, not {args.generator}"
             )
     # stg's default scheme depends on the platform: _weigh checks it once known.
-    given = [option(key) for key in _TOPCUOGLU_WEIGHTS if getattr(args, key, None) is not None]
+    given = [_option(key) for key in _TOPCUOGLU_WEIGHTS if getattr(args, key, None) is not None]
     args.topcuoglu_options = given
-    for key, default in _TOPCUOGLU_WEIGHTS.items():
+    for key, (default, _) in _TOPCUOGLU_WEIGHTS.items():
         if getattr(args, key, None) is None:
             setattr(args, key, default)
         elif args.kind not in ("random", "stg"):
-            raise MethodError(f"{option(key)}: not an option of generate {args.kind}")
+            raise MethodError(f"{_option(key)}: not an option of generate {args.kind}")
     if args.ccr is not None and args.data is not None:
         raise MethodError("--ccr: not used with --data (McSweeney's data regimes set the data)")
 
