@@ -228,6 +228,34 @@ class ScaledData:
         """Sum of every task's largest scaled cost and every arc's largest scaled delay."""
         return _total(self.cost, self.delay)
 
+    @property
+    def step(self) -> int:
+        """Greatest common divisor of every scaled cost and delay (1 unless ``exact``).
+
+        Every start of a semi-active schedule is a sum of costs and delays, so on
+        exactly scaled data the optimum is a multiple of ``step / resolution`` and a
+        bound may be rounded up to one (data all multiples of 0.25 scale by 100 to
+        multiples of 25).
+
+        Examples
+        --------
+        >>> scale_data(Problem.from_lists([[0.25, 0.5], [0.75, 1.0]], n_processors=2)).step
+        25
+        >>> scale_data(Problem.from_lists([[0.3]])).step
+        3
+        """
+        if not self.exact or self.total > 2.0**53:
+            return 1
+        step = 0
+        for values in (self.cost[np.isfinite(self.cost)], self.delay.reshape(-1)):
+            # Chunks, so that typical data (a step of 1 after a few values) stop early.
+            for start in range(0, len(values), 1 << 16):
+                chunk = values[start : start + (1 << 16)].astype(np.int64)
+                step = math.gcd(step, int(np.gcd.reduce(chunk, initial=0)))
+                if step == 1:
+                    return 1
+        return max(step, 1)
+
 
 def _total(cost: np.ndarray, delay: np.ndarray) -> float:
     largest = np.where(np.isfinite(cost), cost, 0.0).max(axis=1).sum() if cost.size else 0.0

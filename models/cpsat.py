@@ -407,10 +407,11 @@ def final_status(
 
     The bound is rounded up where the optimum is known to lie on a grid
     (integer data: an integer; exactly scaled data: a multiple of
-    ``1 / resolution``). ``OPTIMAL`` needs ``makespan <= bound``: exactly on
-    integer data, up to the float rounding of the schedule's sums (``(4 n +
-    2)`` ulps of the makespan) on other exactly scaled data, strictly
-    otherwise, so a proof on rounded data never passes for one on the
+    ``1 / resolution``; both: a multiple of the data's common divisor,
+    :attr:`~models._cpsat_scaling.ScaledData.step`). ``OPTIMAL`` needs
+    ``makespan <= bound``: exactly on integer data, up to the float rounding
+    of the schedule's sums (``(4 n + 2)`` ulps of the makespan) on other
+    exactly scaled data, strictly otherwise, so a proof on rounded data never passes for one on the
     original numbers.
 
     Examples
@@ -421,6 +422,9 @@ def final_status(
     >>> inexact = ScaledData(1.0, False, p.cost, np.zeros((0, 1, 1)), 1)
     >>> final_status(p, 1.5, 1.4999999999, inexact)
     (<Status.FEASIBLE: 'feasible'>, 1.4999999999)
+    >>> quarters = Problem.from_lists([[0.25, 0.5]], n_processors=2)
+    >>> final_status(quarters, 0.75, 0.3, scale_data(quarters))  # multiples of 0.25 only
+    (<Status.FEASIBLE: 'feasible'>, 0.5)
     """
     if problem.is_integral:
         # A whole bound below 2**52 stays (the foundation's is already a ceiling less
@@ -429,8 +433,12 @@ def final_status(
         # float noise.
         if not (float(bound).is_integer() and abs(bound) < 2.0**52):
             bound = math.ceil(bound - max(1e-6, 8 * math.ulp(bound)))
+        if data.resolution == 1 and data.step > 1 and abs(bound) < 2.0**52:
+            bound = -(-int(bound) // data.step) * data.step  # the optimum is a multiple
     elif data.exact:
-        bound = float(ceil_tol(np.array([bound * data.resolution]))[0][0]) / data.resolution
+        units = int(ceil_tol(np.array([bound * data.resolution]))[0][0])
+        units = -(-units // data.step) * data.step
+        bound = units / data.resolution
     bound = min(bound, makespan)
     # On exact data the makespan lies on the grid up to the float rounding of its
     # sums (none on integers): at most (4n + 2) ulps, never a relative snap.

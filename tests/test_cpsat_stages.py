@@ -11,6 +11,7 @@ log goes to standard error.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -125,6 +126,32 @@ def test_final_status_needs_a_proof_on_the_original_numbers():
     assert final_status(p, 1.5, 1.4999999999, rounded) == (Status.FEASIBLE, 1.4999999999)
     integral = Problem.from_lists([[3]])
     assert final_status(integral, 3, 2.9999999, scale_data(integral)) == (Status.OPTIMAL, 3)
+
+
+@pytest.mark.parametrize("unit", [4, 0.25, 2.5e-9, 3e11])
+def test_bound_is_rounded_up_to_the_data_common_divisor(unit):
+    """Data all multiples of ``unit``: every semi-active makespan is one, so is the bound."""
+    rng = np.random.default_rng(7)
+
+    def times(k: int) -> float:  # k units as the decimal a file would hold
+        return float(Decimal(k) * Decimal(repr(unit)))
+
+    for _ in range(4):
+        costs = [[times(int(c)) for c in rng.integers(1, 6, 2)] for _ in range(5)]
+        edges = [(0, 2, times(2)), (1, 3, times(1)), (2, 4, times(3))]
+        problem = Problem.from_lists(costs, edges)
+        data = scale_data(problem)
+        assert data.exact and data.step > 1
+        optimum = bruteforce(problem).makespan
+        for raw in np.linspace(0, optimum, 7):
+            status, bound = final_status(problem, optimum + times(1), float(raw), data)
+            assert status is Status.FEASIBLE
+            assert raw <= bound <= optimum * (1 + 1e-12)
+            units = round(bound * data.resolution)
+            assert units % data.step == 0
+        # One step below the optimum rounds up to it: a proof without the engine's.
+        below = optimum - times(1) / 2
+        assert final_status(problem, optimum, below, data) == (Status.OPTIMAL, optimum)
 
 
 def test_refusal_when_the_delays_would_not_fit_in_memory():
