@@ -337,6 +337,15 @@ def refute_time_indexed(
         return Verdict("unknown", reason=f"{points} (task, time) points, more than {max_points}")
     model = cp_model.CpModel()
     true = model.new_constant(1)
+    deadline = None if time_limit is None else started + float(time_limit)
+
+    def late() -> Verdict | None:
+        """An ``unknown`` verdict once the budget has run out while building."""
+        if deadline is None or time.perf_counter() <= deadline:
+            return None
+        return Verdict(
+            "unknown", reason="time limit while building", seconds=time.perf_counter() - started
+        )
 
     def started_by(i: int, t: int) -> Any:
         """``y[i, t]``: a literal, or True/False outside the window."""
@@ -348,11 +357,15 @@ def refute_time_indexed(
 
     y: list[list[Any]] = []
     for i in range(n):
+        if i % 64 == 0 and (timed_out := late()) is not None:
+            return timed_out
         lits = [model.new_bool_var(f"y{i}_{t}") for t in range(head[i], latest[i])]
         for a, b in zip(lits, lits[1:], strict=False):
             model.add_implication(a, b)
         y.append(lits)
     for a in range(len(problem.arc_src)):
+        if (timed_out := late()) is not None:
+            return timed_out
         i, j = int(problem.arc_src[a]), int(problem.arc_dst[a])
         for t in range(head[j], latest[j] + 1):
             need = started_by(i, t - int(cost[i]))
@@ -388,7 +401,9 @@ def refute_time_indexed(
         done = np.sort([latest[i] + int(cost[i]) for i in sized])
         times = np.array(sorted(terms))
         constant = np.searchsorted(began, times, "right") - np.searchsorted(done, times, "right")
-        for t, fixed in zip(times.tolist(), constant.tolist(), strict=True):
+        for k, (t, fixed) in enumerate(zip(times.tolist(), constant.tolist(), strict=True)):
+            if k % 256 == 0 and (timed_out := late()) is not None:
+                return timed_out
             if len(terms[t]) + fixed > n_procs:
                 model.add(sum(terms[t]) + fixed <= n_procs)
     for a, b in zip(problem.iso_a.tolist(), problem.iso_b.tolist(), strict=True):
@@ -399,6 +414,8 @@ def refute_time_indexed(
             pair = f"{problem.task_ids[a]!r} and {problem.task_ids[b]!r}"
             reason = f"isolated tasks {pair} must run at the same time"
             return Verdict("refuted", reason=reason, seconds=time.perf_counter() - started)
+        if (timed_out := late()) is not None:
+            return timed_out
         lo = max(head[a], head[b])
         hi = min(latest[a] + cost[a], latest[b] + cost[b])
         moments: set[int] = set()

@@ -74,6 +74,16 @@ def test_time_indexed_declines_huge_horizons() -> None:
     assert verdict.outcome == "unknown" and "points" in verdict.reason
 
 
+def test_time_indexed_stops_building_when_the_budget_is_spent() -> None:
+    # 50/rand0001 on 2 processors at a target inside its windows: tens of thousands of
+    # literals; with nothing left of the budget the build stops before the solver.
+    problem = read_stg(DATA / "stg" / "50" / "rand0001.stg", 2)
+    data = floored_data(problem, 1)
+    target = int(data.cost[:, 0].sum()) // 2 + 10
+    verdict = refute_time_indexed(problem, data, target, time_limit=0.0)
+    assert verdict.outcome == "unknown" and verdict.reason == "time limit while building"
+
+
 @pytest.mark.parametrize("witness", WITNESSES)
 def test_long_tasks_with_narrow_windows(witness) -> None:
     # Two chains (1 then K) whose heads are isolated: optimum K + 2. The time-indexed
