@@ -477,16 +477,10 @@ class Problem:
         processors; 0 with one processor, no edges or no delay (all costs 0
         included), ``inf`` when there is delay and no work.
         """
-        n_procs = self.n_processors
-        if n_procs < 2 or len(self.edge_src) == 0:
-            return 0.0
-        mean_hops = self.hops.sum() / (n_procs * (n_procs - 1))
-        unit = self.arc_unit[: len(self.edge_src)]
-        mean_work = float(self.mean_cost().mean())
-        comm = float(unit.mean() * mean_hops)
-        if comm == 0:  # nothing to communicate: 0, even when nothing computes either
-            return 0.0
-        return comm / mean_work if mean_work > 0 else float("inf")
+        # One definition for info, studies and the generators' --ccr targets.
+        from exactsched.workloads.weights import ccr
+
+        return ccr(self)
 
     # ---- communication model --------------------------------------------------------
 
