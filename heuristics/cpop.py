@@ -5,8 +5,10 @@ Contract
 ``cpop(problem, *, ranking="mean", insertion=True) -> Schedule``, registered
 as ``cpop``. The priority of a task is ``rank_u + rank_d``; the tasks of one
 critical path (traced from the entry task through successors whose priority
-equals the entry's, within a relative 1e-11: ranks are rounded to 12 significant
-digits, and a wider window followed a successor 1e-4 below the path at 1e6) all go to the
+equals the entry's, within a relative 1e-11: the two ranks are added as floats and
+the sum goes through the tie rule of :func:`heuristics._tables.tie_values` once, so
+equal priorities tie; a wider window followed a successor 1e-4 below the path at 1e6)
+all go to the
 *critical-path processor*, the others to the processor of least earliest
 finish time. Tasks come from a ready list, highest priority first, ties lowest
 task index; placement is insertion-based through :mod:`heuristics.eft`, so
@@ -46,8 +48,8 @@ from heuristics.ranking import Weighting, downward_rank, upward_rank
 
 __all__ = ["cpop", "critical_path", "critical_path_processor"]
 
-# Ranks carry at most half a unit of their 12th significant digit each (ranking._snap):
-# a priority on the critical path is |CP| within about 1e-12 of it, ten times less than this.
+# A priority (tie_values of the float sum of the two ranks) on the critical path is |CP|
+# within half a unit of its 14th significant digit or its float noise: far below this.
 _RTOL = 1e-11
 
 
@@ -148,7 +150,9 @@ def cpop(problem: Problem, *, ranking: Weighting = "mean", insertion: bool = Tru
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.3, Fig. 5.
     """
     check_ranking(ranking)
-    priority = tie_values(problem, upward_rank(problem, ranking) + downward_rank(problem, ranking))
+    # The float sums, then the tie rule once: rounded ranks would add their roundings.
+    raw = upward_rank(problem, ranking, snap=False) + downward_rank(problem, ranking, snap=False)
+    priority = tie_values(problem, raw)
     path = critical_path(problem, priority)
     p_cp = critical_path_processor(problem, path)
     on_cp = np.zeros(problem.n_tasks, dtype=bool)

@@ -15,17 +15,18 @@ arcs (a task may weigh 0), the ready-list scheduler
 (:func:`heuristics.eft.list_schedule`) takes the ready task of highest rank,
 ties to the lower index.
 
-*No-crossover selection* (:func:`no_cross_select`). Let ``p_j`` be the
-processor of least earliest finish time (EFT) and ``p_f`` the task's fastest
-processor. If ``p_j`` is a fastest processor the task goes there. Otherwise,
-with ``W_abstract = |EFT(p_j) - EFT(p_f)| / (EFT(p_j) / EFT(p_f))``, it goes
-to ``p_j`` ("crosses") if ``W_t / W_abstract <= x`` and to ``p_f`` if not.
-The paper suggests the cross threshold ``x = 0.3``. ``x = inf`` always
-crosses: HEFT with the ``nc`` ranking, which the report calls the natural
-baseline (sec. 4.4), except that an EFT tie goes to a fastest processor.
-``inf`` is for Python calls of :func:`heft_nc`; :func:`exactsched.solve` and the
-CLI take finite options only, where ``x = 1e308`` crosses unless a ratio
-overflows.
+*No-crossover selection* (:func:`no_cross_select`). Let ``p_j`` be the processor of
+least earliest finish time (EFT) and ``p_f`` the task's fastest processor. If
+``p_j`` is a fastest processor the task goes there. Otherwise, with ``W_abstract =
+|EFT(p_j) - EFT(p_f)| / (EFT(p_j) / EFT(p_f))``, it goes to ``p_j`` ("crosses") if
+``W_t / W_abstract <= x`` and to ``p_f`` if not. Ratios and ``x`` are compared at 14
+significant digits (:data:`heuristics._tables.TIE_DIGITS`), so a ratio equal to
+``x`` in exact arithmetic crosses whatever its float rounding. The paper suggests
+the cross threshold ``x = 0.3``. ``x = inf`` always crosses: HEFT with the ``nc``
+ranking, which the report calls the natural baseline (sec. 4.4), except that an EFT
+tie goes to a fastest processor. ``inf`` is for Python calls of :func:`heft_nc`;
+:func:`exactsched.solve` and the CLI take finite options only, where ``x = 1e308``
+crosses unless a ratio overflows.
 
 Generalisation (the paper has one CPU and one GPU type):
 
@@ -70,6 +71,7 @@ from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
+from heuristics._tables import TIE_DIGITS, round_significant
 from heuristics.eft import ScheduleBuilder, list_schedule
 from heuristics.ranking import Weighting, upward_rank, weights
 
@@ -126,6 +128,7 @@ def no_cross_select(
         raise MethodError(f"x: the cross threshold must be >= 0, not {x}")
     if tie not in TIE_RULES:
         raise MethodError(f"tie: must be one of {', '.join(TIE_RULES)}, not {tie!r}")
+    threshold = float(round_significant(np.array([x]), TIE_DIGITS)[0])
     w_nc = weights(problem, "nc")[0]
     cost = problem.cost
     fastest_mask = cost == cost.min(axis=1, keepdims=True)
@@ -144,8 +147,11 @@ def no_cross_select(
             # W_abstract = |EFT_j - EFT_f| / (EFT_j / EFT_f); inf when EFT_j == 0.
             w_abs = np.where(best > 0, (fin_f - best) * fin_f / best, np.inf)
             ratio = np.where(np.isinf(w_abs), 0.0, w_nc[task] / w_abs)
+        # Ratios equal in exact arithmetic compare equal, to each other and to x (a
+        # ratio of exactly 0.3 computes as 0.30000000000000004 and must cross).
+        ratio = round_significant(ratio, TIE_DIGITS)
         k = int(ratio.argmin()) if tie == "ratio" else int(fin_f.argmin())
-        return p_j if ratio[k] <= x else int(cand[k])
+        return p_j if ratio[k] <= threshold else int(cand[k])
 
     return select
 

@@ -448,6 +448,8 @@ def weights(problem: Problem, weighting: str = "mean") -> tuple[np.ndarray, np.n
     problem : Problem
     weighting : str
         One of :data:`WEIGHTINGS` (default ``"mean"``).
+    snap : bool
+        As in :func:`ranks_from_weights`.
 
     Returns
     -------
@@ -494,6 +496,8 @@ def ranks_from_weights(
     node_w: np.ndarray,
     arc_w: np.ndarray,
     direction: str = "upward",
+    *,
+    snap: bool = True,
 ) -> np.ndarray:
     """Upward or downward ranks of the DAG of ``problem`` weighted by ``node_w``, ``arc_w``.
 
@@ -510,6 +514,12 @@ def ranks_from_weights(
         ``w_i`` at exit tasks (eq. (4) of [1]_). ``"downward"``:
         ``rank_d(j) = max_{i in pred(j)} (rank_d(i) + w_i + c_ij)``, 0 at entry
         tasks (eq. (5) of [1]_).
+    snap : bool
+        Round away float noise (12 significant digits, :func:`_snap`), so that
+        ranks equal in exact arithmetic tie; False gives the float sums, for a
+        caller that adds ranks before comparing (CPOP: a sum of two rounded
+        ranks is off by a unit of the 12th digit, enough to order two equal
+        priorities by the rounding).
 
     Returns
     -------
@@ -575,7 +585,8 @@ def ranks_from_weights(
             rank[j] = best
     else:
         raise MethodError(f"ranking: direction must be 'upward' or 'downward', not {direction!r}")
-    return _snap(np.array(rank, dtype=float))
+    ranks = np.array(rank, dtype=float)
+    return _snap(ranks) if snap else ranks
 
 
 def _snap(values: np.ndarray) -> np.ndarray:
@@ -583,7 +594,7 @@ def _snap(values: np.ndarray) -> np.ndarray:
     return round_significant(values)
 
 
-def upward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
+def upward_rank(problem: Problem, weighting: str = "mean", *, snap: bool = True) -> np.ndarray:
     """Upward rank ``rank_u`` (eq. (4) of [1]_) under a named weighting.
 
     Parameters
@@ -591,6 +602,8 @@ def upward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
     problem : Problem
     weighting : str
         One of :data:`WEIGHTINGS` (default ``"mean"``, HEFT's).
+    snap : bool
+        As in :func:`ranks_from_weights`.
 
     Returns
     -------
@@ -615,10 +628,10 @@ def upward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.1.
     """
     node_w, arc_w = weights(problem, weighting)
-    return ranks_from_weights(problem, node_w, arc_w, "upward")
+    return ranks_from_weights(problem, node_w, arc_w, "upward", snap=snap)
 
 
-def downward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
+def downward_rank(problem: Problem, weighting: str = "mean", *, snap: bool = True) -> np.ndarray:
     """Downward rank ``rank_d`` (eq. (5) of [1]_) under a named weighting.
 
     Parameters
@@ -626,6 +639,8 @@ def downward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
     problem : Problem
     weighting : str
         One of :data:`WEIGHTINGS` (default ``"mean"``).
+    snap : bool
+        As in :func:`ranks_from_weights`.
 
     Returns
     -------
@@ -650,4 +665,4 @@ def downward_rank(problem: Problem, weighting: str = "mean") -> np.ndarray:
     .. [1] Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002, sec. 4.1.
     """
     node_w, arc_w = weights(problem, weighting)
-    return ranks_from_weights(problem, node_w, arc_w, "downward")
+    return ranks_from_weights(problem, node_w, arc_w, "downward", snap=snap)

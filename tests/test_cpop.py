@@ -108,3 +108,26 @@ def test_speedup_ranking_with_a_zero_cost_fastest_processor_keeps_the_critical_p
         warnings.simplefilter("error")
         s = cpop(p, ranking="speedup")
     assert validate(p, s) == []
+
+
+@pytest.mark.parametrize("scale", [1, 10])
+def test_equal_priorities_tie_to_the_lower_index(scale):
+    # t0..t3 all have priority 49/15 (x 10: 98/3) exactly; added from ranks each rounded to
+    # 12 digits, t3's came out below t2's, so t3 went first and t2 lost p1 (an outside
+    # audit). Ties go to the lower index: t2 before t3, both on p1.
+    cost = [[5, 3, 3], [2, 2, 2], [7, 5, 7], [3, 1, 6], [3, 5, 5], [7, 5, 7], [6, 1, 3], [1, 5, 7]]
+    edges = [(0, 1, 5), (0, 2, 1), (1, 3, 1), (2, 4, 6), (2, 5, 5), (3, 5, 1), (1, 6, 1)]
+    edges += [(3, 6, 5), (5, 6, 7), (0, 7, 6), (2, 7, 2), (3, 7, 1)]
+    unit = scale / 10  # 0.1 x the integers (decimal data), or the integers themselves
+
+    def times(k: int) -> float:
+        return k if scale == 10 else k / 10
+
+    problem = Problem.from_lists(
+        [[times(c) for c in row] for row in cost], [(a, b, times(d)) for a, b, d in edges]
+    )
+    schedule = cpop(problem)
+    assert validate(problem, schedule) == []
+    assert schedule["t2"].processor == schedule["t3"].processor == "p1"
+    assert schedule["t2"].start == pytest.approx(5 * unit)
+    assert schedule["t3"].start == pytest.approx(10 * unit)

@@ -38,6 +38,19 @@ def test_cross_threshold(x, expected):
     assert no_cross_select(p, x)(b, 1) == expected
 
 
+@pytest.mark.parametrize("scale", [1, 0.1, 1e-9, 1e12])
+def test_a_ratio_equal_to_the_threshold_crosses(scale):
+    # Task 2: EFT 6 on p0 (p_j), 8 on p1 (fastest). W_t = 1 / (5 / 4) = 4 / 5 and
+    # W_abstract = 2 / (6 / 8) = 8 / 3: the ratio is 0.3 exactly (0.30000000000000004
+    # in floats), so it crosses at x = 0.3 (sec. 2.3.4: "<= X"), at every scale.
+    problem = Problem.from_lists([[c * scale for c in row] for row in [[1, 50], [50, 4], [5, 4]]])
+    builder = ScheduleBuilder(problem)
+    builder.place(0, 0)
+    builder.place(1, 1)
+    assert no_cross_select(problem, 0.3)(builder, 2) == 0
+    assert no_cross_select(problem, 0.2999999)(builder, 2) == 1
+
+
 def test_least_eft_on_a_fastest_processor_needs_no_test():
     p = Problem.from_lists([[1, 4]])
     assert no_cross_select(p, 0.0)(ScheduleBuilder(p), 0) == 0
