@@ -37,7 +37,10 @@ Generalisation to the networked model (the paper assumes one uniform network):
   carry no data, so they add 0 to DTC;
 * ACC is the mean cost over the task's *allowed* processors (affinity);
 * rounding is half-up (``floor(x + 0.5)``), the usual reading of "round" in
-  [1]_; ties in rank are then frequent and fall to ACC as the paper says;
+  [1]_; ties in rank are then frequent and fall to ACC as the paper says.
+  ``x`` and ACC go through the tie rule of :func:`heuristics._tables.tie_values`
+  first, so that ``1.3 + 0.2`` (``1.4999999999999998`` in floats) rounds up like
+  1.5 and two equal means tie (an outside audit);
 * placement is the engine's (:class:`heuristics.eft.ScheduleBuilder`):
   insertion, multi-hop delays, affinity and isolation partners.
 
@@ -63,14 +66,17 @@ References
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import numpy as np
 
+from exactsched._time_grid import time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
 from exactsched.schedule import Schedule
+from heuristics._tables import tie_value, tie_with
 from heuristics.eft import ScheduleBuilder
 from heuristics.hbmct import GROUP_POLICIES, GroupPolicy, schedule_group
 from heuristics.ranking import Weighting, mean_comm, upward_rank
@@ -148,7 +154,10 @@ def pets_rank(problem: Problem, dtc: str = "mean") -> tuple[np.ndarray, np.ndarr
     """
     if dtc not in _DTC:
         raise MethodError(f"dtc: must be one of {', '.join(_DTC)}, not {dtc!r}")
-    acc = problem.mean_cost()
+    resolution = time_resolution(problem)
+    # Means and sums equal in exact arithmetic compare equal (heuristics._tables): ACC
+    # breaks rank ties, and round(1.5) must not see 1.4999999999999998.
+    acc = tie_with(resolution, problem.mean_cost())
     if dtc == "mean":
         comm = mean_comm(problem)
     else:
@@ -163,7 +172,7 @@ def pets_rank(problem: Problem, dtc: str = "mean") -> tuple[np.ndarray, np.ndarr
     # computation of the paper also guarantees.
     for j in problem.topological_order.tolist():
         rpt = max((rank[src[k]] for k in range(ptr[j], ptr[j + 1])), default=0.0)
-        rank[j] = float(np.floor(base[j] + rpt + 0.5))
+        rank[j] = float(math.floor(tie_value(resolution, base[j] + rpt) + 0.5))
     return np.array(rank), acc
 
 

@@ -164,3 +164,20 @@ def test_deterministic():
     p = random_instance(40, 6, topology="mesh", n_isolation=5, seed=3)
     assert dict(pets(p)) == dict(pets(p))
     assert np.array_equal(pets_rank(p)[0], pets_rank(p)[0])
+
+
+def test_rank_rounds_exact_halves_up_whatever_the_float_sum():
+    # ACC (0.3 + 2.3) / 2 = 1.3 plus DTC 0.2 is 1.5 exactly (1.4999999999999998 in
+    # floats): half-up gives 2 (an outside audit found 1).
+    problem = Problem.from_lists([[0.3, 2.3], [1, 1]], [(0, 1, 0.2)])
+    assert pets_rank(problem)[0].tolist() == [2.0, 3.0]
+
+
+def test_equal_accs_tie_to_the_lower_index():
+    # ACC 11/30 for both (float means 0.3666...67 and 0.3666...64), rank 0 for both:
+    # the lower index goes first (t0 at 0 on p0, t1 after it).
+    problem = Problem.from_lists([[0.1, 0.3, 0.7], [0.1, 0.7, 0.3]])
+    schedule = pets(problem)
+    assert validate(problem, schedule) == []
+    assert (schedule["t0"].processor, schedule["t0"].start) == ("p0", 0)
+    assert (schedule["t1"].processor, schedule["t1"].start) == ("p0", 0.1)
