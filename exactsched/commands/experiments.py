@@ -133,6 +133,12 @@ def add_parsers(sub: Any) -> dict[str, Any]:
         "one instance per model)",
     )
     gan.add_argument("--title", help="chart title")
+    gan.add_argument(
+        "--allow-invalid",
+        action="store_true",
+        help="draw a schedule that does not validate (to see what is wrong), with a warning; "
+        "by default it is refused (exit status 2)",
+    )
     return {"compare": _cmd_compare, "results": _cmd_results, "gantt": _cmd_gantt}
 
 
@@ -431,6 +437,11 @@ def _cmd_gantt(args: argparse.Namespace) -> int:
     from exactsched.validate import validate
 
     violations = validate(problem, schedule)
+    if violations and not args.allow_invalid:
+        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+        raise MethodError(
+            f"gantt: the schedule is invalid: {violations[0]}{more}; --allow-invalid draws it"
+        )
     title = args.title
     if title is None and method:
         name = printable(problem.name or "schedule")
