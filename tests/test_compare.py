@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from exactsched import Problem, load_instance, solve, validate
+from exactsched import Problem, load_instance, parse_instance, solve, validate
 from exactsched.cli import main
 from exactsched.experiments.fingerprint import results_version
 
@@ -170,7 +170,11 @@ def test_gantt_chart_places_tasks_where_the_schedule_says(tmp_path):
     assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == list(problem.proc_ids)
-    boxes = {p.get_gid(): p for p in ax.patches if isinstance(p, Rectangle) and p.get_gid()}
+    boxes = {
+        p.get_gid().removeprefix("task:"): p
+        for p in ax.patches
+        if isinstance(p, Rectangle) and str(p.get_gid()).startswith("task:")
+    }
     assert set(boxes) == set(problem.task_ids)
     rows = {p: k for k, p in enumerate(problem.proc_ids)}
     for task, place in schedule.items():
@@ -643,3 +647,28 @@ def test_gantt_chart_marks_zero_length_tasks():
     marks = {line.get_gid(): line.get_xydata().tolist() for line in fig.axes[0].lines}
     assert marks["zero:t0"] == [[0.0, 0.0]] and marks["zero:t2"] == [[2.0, 0.0]]
     assert "zero:t1" not in marks
+
+
+def test_gantt_svg_ids_are_unique_and_name_every_task(tmp_path):
+    # A task named like one of matplotlib's own ids ("patch_1") gave two elements of that
+    # id, and a task named "" none (an outside audit): every task is "task:" + its id.
+    import re
+
+    from exactsched.experiments.plots import gantt_chart
+
+    names = ["patch_1", "", "a b", "<&>"]
+    doc = {
+        "format": "exactsched/instance@1",
+        "platform": {"processors": [{"id": "p0"}, {"id": "p1"}]},
+        "tasks": [{"id": n, "cost": k + 1} for k, n in enumerate(names)],
+        "edges": [{"src": "patch_1", "dst": "", "data": 1}],
+    }
+    problem = parse_instance(doc)
+    schedule = solve(problem, "heft").schedule
+    assert validate(problem, schedule) == []
+    fig = gantt_chart(problem, schedule)
+    fig.savefig(tmp_path / "g.svg")
+    ids = re.findall(r' id="([^"]*)"', (tmp_path / "g.svg").read_text(encoding="utf-8"))
+    assert len(ids) == len(set(ids))
+    escaped = {"<&>": "&lt;&amp;&gt;"}
+    assert {f"task:{escaped.get(n, n)}" for n in names} <= set(ids)

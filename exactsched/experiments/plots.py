@@ -51,7 +51,7 @@ def _pyplot() -> Any:
 def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = None) -> Any:
     """A Gantt chart of ``schedule``: processors as rows, tasks labelled.
 
-    Each task is a ``Rectangle`` whose ``gid`` is the task id, spanning
+    Each task is a ``Rectangle`` whose ``gid`` is ``"task:"`` and the task id, spanning
     ``[start, finish]`` on its processor's row (row ``k`` is centred on
     ``y = k``, processors in instance order from the top). The y tick labels
     are the processor ids. Idle time shows as the hatched grey band behind a
@@ -70,7 +70,9 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
 
     The title, task and processor labels are plain text (a ``$`` is not math;
     a control character in a name shows as its escape, ``\\n``); the ``gid``
-    of each patch keeps the exact id.
+    of each patch keeps the exact id after its prefix (``task:``, ``zero:``,
+    ``comm:``, ``msg:``), so no id is empty and none is one of matplotlib's own
+    (``patch_1``: an SVG held two elements of that id).
 
     Raises
     ------
@@ -87,8 +89,8 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['p0', 'p1']
     >>> [(r.get_gid(), float(r.get_x()), float(r.get_width())) for r in ax.patches
-    ...  if r.get_gid() in ("t0", "t1")]
-    [('t0', 0.0, 2.0), ('t1', 3.0, 2.0)]
+    ...  if r.get_gid() in ("task:t0", "task:t1")]
+    [('task:t0', 0.0, 2.0), ('task:t1', 3.0, 2.0)]
     """
     plt = _pyplot()
     from matplotlib.patches import FancyArrowPatch, Rectangle
@@ -135,7 +137,7 @@ def gantt_chart(problem: Problem, schedule: Schedule, *, title: str | None = Non
                 edgecolor="black",
                 linewidth=0.6,
                 zorder=2,
-                gid=task,
+                gid=f"task:{task}",
             )  # fmt: skip
         )
         if width > 0:
