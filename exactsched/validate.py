@@ -129,7 +129,8 @@ def validate(
     Raises
     ------
     InstanceError, ScheduleError
-        When ``problem`` or ``schedule`` is a document or file that cannot be read.
+        When ``problem`` or ``schedule`` is a document or file that cannot be
+        read, or ``tol`` is not None or a finite number >= 0.
 
     Examples
     --------
@@ -146,6 +147,7 @@ def validate(
     >>> validate(p, ok.to_json()) == validate(p, ok)   # a schedule document
     True
     """
+    tol = _check_tol(tol)
     problem = _as_problem(problem)
     schedule = _as_schedule(schedule)
     problems: list[str] = []
@@ -764,6 +766,17 @@ def _scaled(values: np.ndarray, mask: np.ndarray, places: int) -> np.ndarray:
         else:
             out[k] = int(Fraction(repr(float(v[k]))) * scale)
     return out
+
+
+def _check_tol(tol: Any) -> float | None:
+    """``tol`` as a float: None, or a finite number >= 0 (a nan slack passed everything)."""
+    if tol is None:
+        return None
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(tol):
+        raise ScheduleError(f"tol: expected None or a finite number >= 0, got {tol!r}")
+    if tol < 0:
+        raise ScheduleError(f"tol: expected None or a finite number >= 0, got {tol!r}")
+    return float(tol)
 
 
 def _as_problem(problem: Any) -> Problem:

@@ -904,3 +904,13 @@ def test_the_numpy_reading_of_decimals_is_the_repr_reading(values):
         if kk >= 0:
             m, e = _decimal(x)
             assert Fraction(m) * Fraction(10) ** e == Fraction(int(n), 10**kk), x
+
+
+@pytest.mark.parametrize("tol", [float("nan"), -1, float("inf"), "x", True])
+def test_a_tolerance_that_is_no_slack_is_refused(tol):
+    # nan passed every schedule, -1 failed valid ones, "x" raised a TypeError (an audit).
+    p = Problem.from_lists([[2, 2], [1, 1]], [(0, 1, 3)])
+    ok = Schedule({"t0": Placement("p0", 0, 2), "t1": Placement("p0", 2, 3)})
+    with pytest.raises(ScheduleError, match=r"^tol: expected None or a finite number >= 0"):
+        validate(p, ok, tol=tol)
+    assert validate(p, ok, tol=np.float64(0.5)) == [] and validate(p, ok, tol=0) == []
