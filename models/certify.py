@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -81,8 +82,10 @@ from typing import Any
 
 from exactsched._output import rough
 from exactsched.bounds import lower_bound as foundation_lower_bound
+from exactsched.errors import MethodError
 from exactsched.limits import default_workers
 from exactsched.problem import Problem
+from exactsched.registry import check_common
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
 from models._grid import EXACT_LIMIT, FLOAT_TOLERANCE, Grid, data_grid
@@ -390,6 +393,9 @@ def certify(
     ------
     ValueError
         For an unknown witness name.
+    MethodError
+        For a ``time_limit``, ``workers``, ``seed`` or ``bound_time`` out of
+        range (:func:`exactsched.registry.check_common`).
 
     Examples
     --------
@@ -399,6 +405,13 @@ def certify(
     >>> r.status.value, r.makespan, r.certified, r.certified_by
     ('optimal', 73, True, ('cpsat-disjunctive',))
     """
+    check_common(time_limit, workers, seed)  # as solve checks them: one line naming each
+    if isinstance(bound_time, bool) or not (
+        isinstance(bound_time, numbers.Real) and 0 <= bound_time < math.inf
+    ):
+        raise MethodError(
+            f"bound_time: expected a finite number of seconds >= 0, got {bound_time!r}"
+        )
     chosen = tuple(independent_witnesses(result.method) if witnesses is None else witnesses)
     for name in chosen:
         if name not in WITNESSES:

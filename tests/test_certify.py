@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import exactsched
-from exactsched import Problem, Result, Status, load_instance, validate
+from exactsched import MethodError, Problem, Result, Status, load_instance, solve, validate
 from exactsched.cli import main
 from exactsched.generators import random_instance
 from exactsched.registry import _REGISTRY, register
@@ -479,3 +479,16 @@ def test_a_cpsat_bound_stands_only_below_the_trusted_units(scale: int) -> None:
         # The engine said more, as a bound or (when it closed the gap in time) a claim.
         said = engine if engine is not None else result.stats["claim"]["bound"]
         assert said > foundation
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("time_limit", -1), ("time_limit", float("nan")), ("time_limit", "1"), ("bound_time", -1),
+     ("workers", 0), ("seed", -1)],
+)  # fmt: skip
+def test_certify_checks_its_arguments_as_solve_does(option, value):
+    # A negative or nan limit came back certified=False, as if the witnesses had failed.
+    problem = Problem.from_lists([[2, 3], [3, 2]], [(0, 1, 1)])
+    result = solve(problem, "cpsat", time_limit=5, workers=1, certify=False)
+    with pytest.raises(MethodError, match=rf"^{option}: expected"):
+        certify(problem, result, **{option: value})
