@@ -135,5 +135,10 @@ class _Package(types.ModuleType):
             return  # a submodule keeps its place in sys.modules only
         super().__setattr__(name, value)
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # By name, as pickle treats modules: a function pickled by value (a notebook's,
+        # sent to a Dask worker) may refer to the package.
+        return importlib.import_module, (self.__name__,)
+
 
 sys.modules[__name__].__class__ = _Package

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import exactsched
-from exactsched import Placement, Result, Schedule, Status, load_instance, validate
+from exactsched import MethodError, Placement, Result, Schedule, Status, load_instance, validate
 from exactsched.experiments import (
     LocalPool,
     Store,
@@ -502,6 +502,60 @@ def test_local_pool_and_dask_local_cluster_give_the_same_database(tmp_path):
         remote = run_sweep([folder], db=tmp_path / "dask.sqlite", dask=client, **common)
     assert remote.ran == local.ran == 36 and remote.errors == 0
     assert _content(local.store) == _content(remote.store)
+
+
+def test_rows_from_other_code_on_a_dask_cluster_are_not_stored(tmp_path, monkeypatch):
+    # A worker started before an edit ran heft without insertion, and its rows were stored
+    # under this code's key (an outside audit); a worker without a script's method stored
+    # "not-applicable" for good. The sweep now stops with one line and stores neither.
+    distributed = pytest.importorskip("distributed")
+    from exactsched.experiments import runner
+
+    folder = _instances(tmp_path / "inst")
+    common = dict(methods="heft", exact="none", progress="none")
+    real = runner.code_of
+    for ran_by, why in ((real("heft") + "x", "ran on other code"),
+                        ("0+a/unregistered", "not registered where it ran")):  # fmt: skip
+        monkeypatch.setattr(runner, "code_of", lambda method, ran_by=ran_by: ran_by)
+        db = tmp_path / f"{len(why)}.sqlite"
+        with (
+            distributed.LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as client,
+            pytest.raises(MethodError, match=f"^heft: .*{why}.*nothing was stored"),
+        ):
+            run_sweep([folder], db=db, dask=client, **common)
+        with Store(db) as store:
+            assert _content(store) == []
+    monkeypatch.setattr(runner, "code_of", real)
+    again = run_sweep([folder], db=db, jobs=1, **common)  # the same database, then finished
+    assert again.errors == 0 and again.ran == again.planned > 0
+
+
+def test_script_methods_travel_to_dask_worker_processes(tmp_path, bad_methods):
+    # Worker processes know only the packages' methods: the sweep ships a script's to
+    # them (they stored "not-applicable: unknown method" for good, an outside audit),
+    # and a run that kills its worker process is an error row, the sweep going on.
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        common = dict(exact="none", db=tmp_path / "s.sqlite", dask=client, progress="none")
+        run_sweep([TOPCUOGLU], "test-stamp:path=" + str(tmp_path / "stamps") + ",heft", **common)
+        # One death is enough (no retries); alone, so that no queued run dies with it.
+        cluster.scheduler.allowed_failures = 0
+        out = run_sweep([TOPCUOGLU], "test-crash", **common)
+    assert out.ran == 1 and out.errors == 1
+    rows = {r["method"]: r for r in out.store.runs()}
+    assert rows["test-stamp"]["status"] == "feasible" and rows["heft"]["status"] == "feasible"
+    assert rows["test-stamp"]["makespan"] == rows["heft"]["makespan"] == 80
+    # (An unknown method in the worker stops the sweep: these rows came from the worker.)
+    crash = rows["test-crash"]
+    assert crash["status"] == "error" and "KilledWorker" in crash["error"]
 
 
 def test_example_study_runs_quick(tmp_path, capsys):

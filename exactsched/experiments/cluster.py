@@ -15,7 +15,11 @@ Time limits: exact methods get the sweep's time limit as with the local pool,
 but Dask cannot stop a running Python thread, so the hard deadline of the local
 pool (killing a run that overruns) does not apply here.
 The workers need the same exactsched installation as the client (import path and
-version).
+version): each row carries the code that computed it
+(:func:`~exactsched.experiments.runner.code_of`), and a row from other code (a
+worker started before an edit) or from a worker that does not know the method
+stops the sweep with one line, nothing stored for it. Methods a script registered
+travel to the workers with the sweep (:mod:`~exactsched.experiments._dask_methods`).
 
 ``distributed`` is an optional dependency (``pip install "exactsched[dask]"``).
 On an HPC cluster start the workers with ``dask-jobqueue`` (see docs/experiments.md).
@@ -37,7 +41,9 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
     """A ``distributed.Client`` for ``address`` and a function closing what was opened.
 
     ``address`` is a scheduler address (``tcp://host:8786``), ``"local"`` (a
-    LocalCluster of ``processes`` single-threaded workers, in threads) or a client.
+    LocalCluster of ``processes`` single-threaded worker processes: a run that
+    crashes its process is an ``error`` row, as on a real cluster, instead of
+    taking the sweep down with it) or a client.
 
     Raises
     ------
@@ -56,7 +62,7 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
         cluster = LocalCluster(
             n_workers=processes or 1,
             threads_per_worker=1,
-            processes=False,
+            processes=True,
             dashboard_address=None,
         )
         client = Client(cluster)
@@ -120,6 +126,9 @@ def run_on_dask(
     lost = False
     try:
         with _connection(where, lambda: 0):
+            from exactsched.experiments._dask_methods import ship_methods
+
+            ship_methods(client, (task.method for _, task in tasks))
             threads = sum(client.nthreads().values()) or 1
         window = max(8, 4 * threads)
         queue = iter(tasks)

@@ -198,6 +198,44 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:500]
 
 
+#: In a Dask worker: a method a client's script registered and shipped
+#: (:mod:`exactsched.experiments._dask_methods`) -> the client's fingerprint of its code.
+SHIPPED: dict[str, str] = {}
+
+
+def code_of(method: str) -> str:
+    """What computed a run of ``method`` in this process: the results version, and the
+    method's own fingerprint when a script registered it (``"unregistered"`` when this
+    process does not know the method). The sweep compares it with its key's
+    (:func:`expected_code`): a Dask worker started before an edit runs other code.
+
+    Examples
+    --------
+    >>> code_of("heft") == expected_code({})
+    True
+    >>> code_of("no-such-method").endswith("/unregistered")
+    True
+    """
+    from exactsched.errors import MethodError
+    from exactsched.experiments.fingerprint import results_version
+    from exactsched.registry import get_method
+
+    try:
+        info = get_method(method)
+    except MethodError:
+        return f"{results_version()}/unregistered"
+    if method in SHIPPED:  # the client's own function, sent to this worker
+        return f"{results_version()}/{SHIPPED[method]}"
+    return f"{results_version()}/{outside_fingerprint([info.func])}"
+
+
+def expected_code(options: dict[str, Any]) -> str:
+    """:func:`code_of` as the results key of a run with ``options`` expects it."""
+    from exactsched.experiments.fingerprint import results_version
+
+    return f"{results_version()}/{options.get('code', '')}"
+
+
 def execute(task: Task) -> dict[str, Any]:
     """Run one task and return its row (never raises).
 
@@ -207,7 +245,8 @@ def execute(task: Task) -> dict[str, Any]:
         ``status`` (one of :data:`RUN_STATUSES`), ``makespan``, ``lower_bound``,
         ``certified``, ``certified_by``, ``speedup``, ``slr``, ``failed``,
         ``seconds`` (the method's own time), ``error`` (None or one line),
-        ``schedule`` (the schedule document as JSON text) and ``stats`` (JSON text).
+        ``schedule`` (the schedule document as JSON text), ``stats`` (JSON text)
+        and ``ran_by`` (:func:`code_of`, not stored: the sweep checks it).
 
     Examples
     --------
@@ -221,6 +260,12 @@ def execute(task: Task) -> dict[str, Any]:
     >>> execute(Task(instance_key(p), canonical_json(p), "heft", "heuristic"))["status"]
     'feasible'
     """
+    row = _execute(task)
+    row["ran_by"] = code_of(task.method)
+    return row
+
+
+def _execute(task: Task) -> dict[str, Any]:
     from exactsched.errors import MethodError
     from exactsched.validate import validate
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from exactsched.errors import MethodError
 from exactsched.experiments.instances import describe, discover, load_problem
-from exactsched.experiments.runner import RUN_STATUSES, Task, run_options
+from exactsched.experiments.runner import RUN_STATUSES, Task, expected_code, run_options
 from exactsched.experiments.store import Store, utc_now
 from exactsched.problem import Problem
 
@@ -407,6 +407,7 @@ def run_sweep(
     # The code is part of the key: rows computed by other code are never reused.
     version = results_version()
     kinds = {key: task.kind for key, task in plan}
+    expected = {key: expected_code(task.options) for key, task in plan}
     retry = ("error",) if retry_errors else ()
     redo = RUN_STATUSES if fresh else retry
     done = set() if fresh else store.finished_keys(version, except_status=retry)
@@ -430,6 +431,9 @@ def run_sweep(
 
         def on_result(key: tuple[str, str, str], row: dict[str, Any]) -> None:
             nonlocal errors
+            ran_by = row.pop("ran_by", None)
+            if ran_by is not None and ran_by != expected[key]:
+                raise MethodError(_other_code(key[1], ran_by, expected[key]))
             store.add_run(*key, version, {**row, "kind": kinds[key]})
             ran.add(key)
             errors += row["status"] in ("error", "invalid")
@@ -465,6 +469,25 @@ def run_sweep(
         instances=list(dict.fromkeys(i.key for i in infos)),
         keys=[key for key, _ in plan],
         version=version,
+    )
+
+
+def _other_code(method: str, ran_by: str, expected: str) -> str:
+    """Why a row computed by other code than the sweep's key is not stored.
+
+    >>> print(_other_code("die", "0.1+a/unregistered", "0.1+a/"))  # doctest: +NORMALIZE_WHITESPACE
+    die: the method is not registered where it ran (a Dask worker must import the
+    script that registers it); nothing was stored for it: run again once it is
+    """
+    if ran_by.endswith("/unregistered"):
+        return (
+            f"{method}: the method is not registered where it ran (a Dask worker must import"
+            " the script that registers it); nothing was stored for it: run again once it is"
+        )
+    return (
+        f"{method}: ran on other code ({ran_by}) than this sweep's ({expected}), e.g. a"
+        " Dask worker started before an edit; nothing was stored for it: restart the"
+        " workers from this installation and run again"
     )
 
 
