@@ -204,11 +204,14 @@ class ReadyTable:
                     & (d > 0)
                     & (cost > 0)
                 )
-            else:
+            elif cost > 0:
                 # The tail of the processor moved to `finish`: a start there becomes
                 # max(old start, finish), unless isolation partners push it further.
                 clash = (col < finish) & self._has_iso[rows]
                 self.est[rows, processor] = np.maximum(col, finish)
+            else:
+                # A zero-cost task occupies nothing: the tail stays (as in the builder).
+                clash = np.zeros(len(rows), dtype=bool)
             stale = set(rows[clash].tolist())
             if cost > 0:
                 stale.update(q for q in self._iso[task] if self._is_ready[q])

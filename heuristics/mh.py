@@ -85,9 +85,9 @@ def mh(problem: Problem, *, insertion: bool = False) -> Schedule:
 
     Examples
     --------
-    The communication of 10 is not in MH's ranks, so ``t1`` (rank 3) goes
-    before ``t2`` (rank 2); both go to ``p0`` next to ``t0``, which beats
-    paying the 10 to reach ``p1``.
+    The communication of 10 is not in MH's ranks (``t0`` 3, ``t1`` 2, ``t2``
+    1), so ``t1`` goes before ``t2``; both go to ``p0`` next to ``t0``, which
+    beats paying the 10 to reach ``p1``.
 
     >>> from exactsched import Problem, validate
     >>> p = Problem.from_lists([1, 2, 1], [(0, 1, 10), (0, 2, 10)], n_processors=2)

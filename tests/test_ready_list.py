@@ -40,6 +40,31 @@ def test_table_stays_exact_under_random_placements(seed, insertion):
     assert validate(problem, table.builder.to_schedule()) == []
 
 
+@pytest.mark.parametrize("insertion", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_table_stays_exact_with_zero_cost_tasks(seed, insertion):
+    # A zero-cost task occupies nothing: without insertion the table moved every other
+    # row's start on its processor to its finish (an outside audit: DLS, min-min,
+    # max-min and sufferage started a task at 15 where the engine gives 5).
+    rng = np.random.default_rng(100 + seed)
+    base = random_instance(16, 3, n_isolation=3, ccr=1.0, seed=seed)
+    costs = np.where(rng.random(base.cost.shape) < 0.3, 0.0, base.cost)
+    problem = Problem.from_lists(
+        costs.tolist(),
+        [(int(a), int(b), float(u)) for a, b, u in zip(base.edge_src, base.edge_dst,
+                                                      base.arc_unit, strict=False)],
+        isolation=list(zip(base.iso_a.tolist(), base.iso_b.tolist(), strict=True)),
+    )  # fmt: skip
+    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
+    while len(table):
+        tasks = table.ready()
+        for t in tasks.tolist():
+            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
+        t = int(rng.choice(tasks))
+        table.place(t, int(rng.choice(np.flatnonzero(problem.allowed[t]))))
+    assert validate(problem, table.builder.to_schedule()) == []
+
+
 def _tiny_cost_instance(seed: int) -> Problem:
     """Costs near 1e12 and positive costs below half an ulp of such times (issue 15)."""
     rng = np.random.default_rng(seed)
