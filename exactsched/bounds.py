@@ -30,7 +30,7 @@ import numpy as np
 
 from exactsched._path_load import path_load_bound as _path_load
 from exactsched._path_load import path_load_seconds, path_load_within
-from exactsched.problem import Problem
+from exactsched.problem import Problem, require_problem
 
 __all__ = [
     "critical_path_bound",
@@ -528,6 +528,7 @@ def lower_bounds(problem: Problem) -> dict[str, float]:
      ('load', 4.0), ('optimistic_critical_path', 10.0), ('path_load', 10.0),
      ('precedence_load', 8.0)]
     """
+    problem = require_problem(problem, "lower_bounds")
     return dict(_cached(problem, "lower_bounds", _lower_bounds))
 
 
@@ -601,6 +602,7 @@ def lower_bound(problem: Problem) -> float:
     >>> lower_bound(Problem.from_lists([[10, 1], [10, 1], [10, 1]]))
     3
     """
+    problem = require_problem(problem, "lower_bound")
     return _cached(problem, "lower_bound", _lower_bound)
 
 

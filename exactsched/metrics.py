@@ -8,8 +8,13 @@ References
 
 from __future__ import annotations
 
+import math
+import numbers
+from typing import Any
+
 from exactsched.bounds import critical_path_bound, optimistic_critical_path
-from exactsched.problem import Problem
+from exactsched.errors import MethodError
+from exactsched.problem import Problem, require_problem
 
 __all__ = ["minimal_serial_time", "speedup", "schedule_length_ratio", "slr_cp_min", "failed"]
 
@@ -25,6 +30,7 @@ def minimal_serial_time(problem: Problem) -> float:
     >>> minimal_serial_time(Problem.from_lists([[2, 4], [3, 1]]))
     5.0
     """
+    problem = require_problem(problem, "minimal_serial_time")
     usable = problem.allowed.all(axis=0)
     if not usable.any():
         return float("inf")
@@ -41,6 +47,8 @@ def speedup(problem: Problem, makespan: float) -> float:
     >>> minimal_serial_time(p), speedup(p, 80)  # HEFT's makespan is 80
     (127.0, 1.5875)
     """
+    problem = require_problem(problem, "speedup")
+    makespan = _makespan(makespan, "speedup")
     return minimal_serial_time(problem) / makespan if makespan > 0 else float("inf")
 
 
@@ -54,6 +62,8 @@ def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     >>> round(schedule_length_ratio(p, 80), 3)  # HEFT's makespan is 80
     1.481
     """
+    problem = require_problem(problem, "schedule_length_ratio")
+    makespan = _makespan(makespan, "schedule_length_ratio")
     return _over_path(makespan, optimistic_critical_path(problem))
 
 
@@ -72,7 +82,16 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
     >>> round(slr_cp_min(p, 80), 3), round(schedule_length_ratio(p, 80), 3)
     (1.951, 1.481)
     """
+    problem = require_problem(problem, "slr_cp_min")
+    makespan = _makespan(makespan, "slr_cp_min")
     return _over_path(makespan, critical_path_bound(problem))
+
+
+def _makespan(value: Any, where: str) -> float:
+    """``value`` as a float if it can be a makespan (a finite number >= 0)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < math.inf:
+        raise MethodError(f"{where}: makespan must be a finite number >= 0, got {value!r}")
+    return float(value)
 
 
 def _over_path(makespan: float, cp: float) -> float:
@@ -90,4 +109,6 @@ def failed(problem: Problem, makespan: float) -> bool:
     >>> minimal_serial_time(p), failed(p, 80), failed(p, 127), failed(p, 128)
     (127.0, False, False, True)
     """
+    problem = require_problem(problem, "failed")
+    makespan = _makespan(makespan, "failed")
     return bool(makespan > minimal_serial_time(problem) * (1 + 1e-12))

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Problem"]
+from exactsched.errors import InstanceError
+
+__all__ = ["Problem", "require_problem"]
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -280,14 +282,26 @@ class Problem:
             if rows and not isinstance(rows[0], list):
                 raise TypeError("n_processors is required when costs are scalars")
             n_processors = len(rows[0]) if rows else 1
+        n_processors = _py(n_processors)
+        if isinstance(n_processors, bool) or not isinstance(n_processors, int):
+            raise InstanceError(f"n_processors: expected an integer, got {n_processors!r}")
         procs = [{"id": f"p{k}"} for k in range(n_processors)]
         tasks: list[dict[str, Any]] = []
+        affinity = {} if affinity is None else {_py(i): v for i, v in dict(affinity).items()}
+        unknown = [i for i in affinity if isinstance(i, bool) or i not in range(len(rows))]
+        if unknown:
+            last = len(rows) - 1
+            raise InstanceError(f"affinity: {unknown[0]!r} is not a task index (0 to {last})")
         for i, cost in enumerate(rows):
             task: dict[str, Any] = {"id": f"t{i}", "cost": cost}
-            if affinity and i in affinity:
+            if i in affinity:
                 task["processors"] = [f"p{k}" for k in _py(affinity[i])]
             tasks.append(task)
         edges = _py(edges)
+        for k, e in enumerate(edges if isinstance(edges, list) else []):
+            if not isinstance(e, list) or len(e) not in (2, 3):
+                want = "(src, dst) or (src, dst, data)"
+                raise InstanceError(f"edges[{k}]: expected {want}, got {e!r}")
         order = _py(order)
         isolation = _py(isolation)
         doc: dict[str, Any] = {
@@ -329,6 +343,9 @@ class Problem:
         >>> Problem.from_networkx(g, {"processors": [{"id": "p"}, {"id": "q"}]}).n_edges
         1
         """
+        if hasattr(graph, "is_directed") and not graph.is_directed():
+            # An undirected edge has no direction to keep: networkx reports it either way.
+            raise InstanceError("graph: expected a directed graph (networkx.DiGraph)")
         tasks = []
         for node, attrs in graph.nodes(data=True):
             task = {"id": str(node)}
@@ -386,7 +403,18 @@ class Problem:
         return self.iso_partners[self.iso_ptr[task] : self.iso_ptr[task + 1]]
 
     def comm(self, arc: int, p: int, q: int) -> float:
-        """Communication delay of ``arc`` from processor ``p`` to ``q`` (0 if equal)."""
+        """Communication delay of ``arc`` from processor ``p`` to ``q`` (0 if equal).
+
+        Raises
+        ------
+        IndexError
+            Naming the index out of range (a negative one would count from the end).
+        """
+        n_procs = self.n_processors
+        for what, k, size in (("arc", arc, len(self.arc_unit)), ("processor", p, n_procs),
+                              ("processor", q, n_procs)):  # fmt: skip
+            if not 0 <= k < size:
+                raise IndexError(f"comm: {what} {k!r} out of range (0 to {size - 1})")
         return float(self.arc_unit[arc] * self.hops[p, q])
 
     def comm_matrix(self, arc: int) -> np.ndarray:
@@ -578,3 +606,24 @@ class Problem:
             f"Problem(name={self.name!r}, tasks={self.n_tasks}, arcs={self.n_edges}, "
             f"processors={self.n_processors}, topology={self.network.get('topology')!r})"
         )
+
+
+def require_problem(value: Any, where: str) -> Problem:
+    """``value`` itself if it is a :class:`Problem`; else a ``TypeError`` naming ``where``.
+
+    The functions beside :func:`exactsched.solve` take a problem, not a path or a
+    document (an ``AttributeError`` from deep inside them said nothing useful).
+
+    Examples
+    --------
+    >>> require_problem("examples/topcuoglu2002.json", "lower_bound")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: lower_bound: expected a Problem (...), got str
+    """
+    if isinstance(value, Problem):
+        return value
+    raise TypeError(
+        f"{where}: expected a Problem (exactsched.load_instance reads a file or a document),"
+        f" got {type(value).__name__}"
+    )

@@ -32,7 +32,7 @@ import numpy as np
 
 from exactsched._output import listed
 from exactsched.errors import MethodError
-from exactsched.problem import Problem
+from exactsched.problem import Problem, require_problem
 
 __all__ = [
     "MAX_TASKS",
@@ -357,6 +357,7 @@ def count_legal(
     >>> count_legal(p), count_legal(p, engine="isl")
     (1680, 1680)
     """
+    problem = require_problem(problem, "count_legal")
     _check_size(problem)
     deadline = _deadline(time_limit)
     if engine == "isl":
@@ -412,6 +413,7 @@ def ordering_counts(
     >>> ordering_counts(exactsched.load_instance("examples/topcuoglu2002.json"))
     {'complete': 10000000000, 'factorial': 3628800, 'semi_legal': 432457640, 'legal': 1680}
     """
+    problem = require_problem(problem, "ordering_counts")
     n = _check_size(problem)
     return {
         "complete": n**n,
@@ -441,6 +443,7 @@ def iter_orderings(problem: Problem, *, chunk: int = 1 << 16) -> Iterator[np.nda
     >>> np.concatenate(list(iter_orderings(p))).tolist()
     [[0, 1, 2], [0, 2, 1], [1, 0, 2]]
     """
+    problem = require_problem(problem, "iter_orderings")
     n = _check_size(problem)
     pred = predecessor_masks(problem)
     bits = np.arange(n, dtype=np.int64)
@@ -512,6 +515,7 @@ def isl_text(problem: Problem, encoding: str = "position") -> str:
     { [p0, p1, p2] : 1 <= p0 <= 3 and 1 <= p1 <= 3 and 1 <= p2 <= 3 and p0 < p2 and \
 (p0 < p1 or p0 > p1) and (p1 < p2 or p1 > p2) }
     """
+    problem = require_problem(problem, "isl_text")
     return "\n".join(_isl_parts(problem, encoding)[0:1] + [_isl_body(problem, encoding)])
 
 
@@ -588,6 +592,7 @@ def isl_set(problem: Problem, encoding: str = "position", *, deadline: float | N
     ``deadline`` (a :func:`time.monotonic` value) is checked between
     disjunctions: past it, a MethodError.
     """
+    problem = require_problem(problem, "isl_set")
     import islpy as isl  # slow to import (0.1 s): only when asked
 
     _isl_parts(problem, encoding)

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from exactsched.errors import MethodError
-from exactsched.problem import Problem
+from exactsched.problem import Problem, require_problem
 from exactsched.schedule import Schedule
 
 from ._ordering_cost import (
@@ -218,6 +218,7 @@ def ordering_costs(
     >>> ordering_costs(p, o[:3], "makespan").tolist()
     [88.0, 80.0, 88.0]
     """
+    problem = require_problem(problem, "ordering_costs")
     _check_objective(objective)
     o = _index_rows(problem, orderings)
     _check_legal(problem, o)
@@ -314,6 +315,7 @@ def ordering_schedule(
     >>> s.makespan, exactsched.validate(p, s)
     (73, [])
     """
+    problem = require_problem(problem, "ordering_schedule")
     from heuristics.eft import ScheduleBuilder, list_schedule
 
     o = _as_indices(problem, ordering)
@@ -582,6 +584,7 @@ def best_priority_list(
     >>> b.cost, b.proven
     (73.0, True)
     """
+    problem = require_problem(problem, "best_priority_list")
     require_delay_model(problem)  # before the CP-SAT run that would be wasted
     m = None if mapping is None else resolve_mapping(problem, mapping)
     t0 = time.perf_counter()
@@ -638,6 +641,7 @@ def priority_list_gap(
     >>> g["heft"], g["best_list"], g["optimum"], g["optimum_proven"]
     (80.0, 73.0, 73.0, True)
     """
+    problem = require_problem(problem, "priority_list_gap")
     import exactsched
     from heuristics.heft import heft_priority
 
@@ -768,6 +772,7 @@ def promote_isolation(problem: Problem, ordering: Any) -> dict[str, Any]:
     >>> promote_isolation(p, [0, 1, 2])["order"]
     [['t1', 't2']]
     """
+    problem = require_problem(problem, "promote_isolation")
     n = problem.n_tasks
     if isinstance(ordering, Schedule):
         _, start, finish = ordering.arrays(problem)

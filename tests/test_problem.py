@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_instance import documents, quiet_load
 
-from exactsched import InstanceError, InstanceWarning, Problem, load_instance
+import exactsched
+from exactsched import InstanceError, InstanceWarning, MethodError, Problem, load_instance
 
 # ---- an independent reading of the document -----------------------------------------
 
@@ -362,3 +363,56 @@ def test_a_problem_travels_to_other_processes(network):
     else:
         there = exactsched.solve(back, "heft")
     assert there.makespan == here.makespan and exactsched.validate(problem, there.schedule) == []
+
+
+# ---- the Python API refuses what cannot be meant, naming it (an outside audit) ------------
+
+
+def _topcuoglu():
+    return load_instance("examples/topcuoglu2002.json")
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: exactsched.lower_bound("examples/topcuoglu2002.json"), TypeError,
+         r"^lower_bound: expected a Problem"),
+        (lambda: exactsched.minimal_serial_time({}), TypeError, r"^minimal_serial_time: expected"),
+        (lambda: exactsched.count_legal("x"), TypeError, r"^count_legal: expected a Problem"),
+        (lambda: exactsched.speedup(_topcuoglu(), -5), MethodError, r"^speedup: makespan must"),
+        (lambda: exactsched.speedup(_topcuoglu(), float("nan")), MethodError, r"^speedup: make"),
+        (lambda: exactsched.schedule_length_ratio(_topcuoglu(), -5), MethodError, r"makespan"),
+        (lambda: exactsched.failed(_topcuoglu(), float("nan")), MethodError, r"^failed: makespan"),
+        (lambda: exactsched.speedup(_topcuoglu(), "80"), MethodError, r"^speedup: makespan"),
+        (lambda: exactsched.summarise(None), TypeError, r"^summarise: expected rows"),
+        (lambda: Problem.from_lists([1, 2], n_processors=True), InstanceError, r"^n_processors"),
+        (lambda: Problem.from_lists([1, 2], n_processors=2.5), InstanceError, r"^n_processors"),
+        (lambda: Problem.from_lists([1, 2], [(0,)], n_processors=2), InstanceError,
+         r"^edges\[0\]"),
+        (lambda: Problem.from_lists([1, 2], n_processors=2, affinity={7: [0]}), InstanceError,
+         r"^affinity: 7 is not a task index"),
+        (lambda: Problem.from_lists([1, 2], [(0, 1, 3)], n_processors=2).comm(0, -1, 0),
+         IndexError, r"^comm: processor -1 out of range"),
+        (lambda: Problem.from_lists([1, 2], [(0, 1, 3)], n_processors=2).comm(9, 0, 1),
+         IndexError, r"^comm: arc 9 out of range"),
+    ],
+)  # fmt: skip
+def test_python_misuse_is_named(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_an_undirected_networkx_graph_is_refused():
+    nx = pytest.importorskip("networkx")
+    graph = nx.Graph()
+    graph.add_node("b", cost=1)
+    graph.add_node("a", cost=2)
+    graph.add_edge("a", "b")  # stored as b - a: its direction would be a guess
+    with pytest.raises(InstanceError, match=r"^graph: expected a directed graph"):
+        Problem.from_networkx(graph, {"processors": [{"id": "p"}]})
+
+
+def test_metrics_of_a_real_makespan_are_unchanged():
+    p = _topcuoglu()
+    assert exactsched.speedup(p, 80) == 1.5875 and exactsched.speedup(p, 0) == float("inf")
+    assert exactsched.failed(p, 127) is False and exactsched.failed(p, 128) is True

@@ -45,7 +45,7 @@ import math
 import os
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -822,6 +822,9 @@ def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     >>> [(s["method"], s["share_optimal"], s["apd"], s["wins"]) for s in summarise(rows)]
     [('h1', 1.0, 0.0, 1), ('h2', 0.0, 10.0, 0)]
     """
+    if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
+        got = type(rows).__name__
+        raise TypeError(f"summarise: expected rows (a list of dicts, see load_rows), got {got}")
     rows = list(rows)
     best_heuristic: dict[str, float] = {}
     for r in rows:
