@@ -519,6 +519,23 @@ def isolation_bound(problem: Problem) -> float:
 def lower_bounds(problem: Problem) -> dict[str, float]:
     """Every bound of this module by name.
 
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    dict of str to float
+        ``critical_path``, ``optimistic_critical_path``, ``load``, ``class_load``,
+        ``path_load``, ``precedence_load``, ``energetic`` and ``isolation``: each a
+        valid lower bound on the optimal makespan (computed once, cached in the
+        problem).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+
     Examples
     --------
     >>> p = Problem.from_lists([[2, 4], [3, 1], [5, 5]], [(0, 1, 9), (1, 2, 9)])
@@ -596,6 +613,21 @@ def _less_noise(problem: Problem, values: dict[str, float]) -> dict[str, float]:
 
 def lower_bound(problem: Problem) -> float:
     """The best bound of :func:`lower_bounds`, rounded up on integer data.
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    float or int
+        The largest of :func:`lower_bounds`; an ``int`` on integer data, where every
+        optimum is an integer.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
 
     Examples
     --------

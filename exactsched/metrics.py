@@ -25,6 +25,20 @@ def minimal_serial_time(problem: Problem) -> float:
     Only processors every task may use count; ``inf`` if there is none.
     Isolation and order pairs are always satisfiable by one processor.
 
+    Parameters
+    ----------
+    problem : Problem
+
+    Returns
+    -------
+    float
+        The least, over processors allowed for every task, of the summed costs.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+
     Examples
     --------
     >>> minimal_serial_time(Problem.from_lists([[2, 4], [3, 1]]))
@@ -40,6 +54,24 @@ def minimal_serial_time(problem: Problem) -> float:
 def speedup(problem: Problem, makespan: float) -> float:
     """Minimal serial time over makespan (larger is better).
 
+    Parameters
+    ----------
+    problem : Problem
+    makespan : float
+        A schedule's makespan (a finite number >= 0).
+
+    Returns
+    -------
+    float
+        :func:`minimal_serial_time` over ``makespan``; ``inf`` for a makespan of 0.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+    MethodError
+        If ``makespan`` is not a finite number >= 0.
+
     Examples
     --------
     >>> import exactsched
@@ -54,6 +86,25 @@ def speedup(problem: Problem, makespan: float) -> float:
 
 def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     """Makespan over the optimistic-finish-time critical path ([1]_, SLR; >= 1).
+
+    Parameters
+    ----------
+    problem : Problem
+    makespan : float
+        A schedule's makespan (a finite number >= 0).
+
+    Returns
+    -------
+    float
+        ``makespan`` over :func:`~exactsched.bounds.optimistic_critical_path`
+        (1 for an empty schedule of a path of length 0, else ``inf`` there).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+    MethodError
+        If ``makespan`` is not a finite number >= 0.
 
     Examples
     --------
@@ -74,6 +125,24 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
     without communication (:func:`~exactsched.bounds.critical_path_bound`), so it
     is at least :func:`schedule_length_ratio`, which also counts the least
     communication; use this one to compare with the papers' figures.
+
+    Parameters
+    ----------
+    problem : Problem
+    makespan : float
+        A schedule's makespan (a finite number >= 0).
+
+    Returns
+    -------
+    float
+        ``makespan`` over :func:`~exactsched.bounds.critical_path_bound`.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+    MethodError
+        If ``makespan`` is not a finite number >= 0.
 
     Examples
     --------
@@ -101,6 +170,25 @@ def _over_path(makespan: float, cp: float) -> float:
 
 def failed(problem: Problem, makespan: float) -> bool:
     """Whether the makespan exceeds the minimal serial time ([1]_: a "failure").
+
+    Parameters
+    ----------
+    problem : Problem
+    makespan : float
+        A schedule's makespan (a finite number >= 0).
+
+    Returns
+    -------
+    bool
+        True when ``makespan`` exceeds :func:`minimal_serial_time` by more than a
+        relative ``1e-12`` (float noise of the serial sum).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`Problem`.
+    MethodError
+        If ``makespan`` is not a finite number >= 0.
 
     Examples
     --------

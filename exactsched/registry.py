@@ -317,6 +317,23 @@ def register(
     ``assumes_identical_processors=True`` marks a heuristic whose processor
     rule treats the processors as identical (see :class:`MethodInfo`).
 
+    Parameters
+    ----------
+    name : str
+        The registry name (unique).
+    kind : {"exact", "heuristic"}
+        An exact method returns a :class:`~exactsched.Result` and takes
+        ``time_limit``, ``workers`` and ``seed``; a heuristic returns a
+        :class:`~exactsched.Schedule`.
+    description, source : str
+        One line each: what it does, and the publication it implements.
+    assumes_identical_processors : bool
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+
     Raises
     ------
     ValueError
@@ -376,6 +393,11 @@ def _load_builtin(wanted: str | None = None) -> None:
 def available_methods() -> list[MethodInfo]:
     """Every registered method, exact ones first, then by name.
 
+    Returns
+    -------
+    list of MethodInfo
+        The built-in methods (imported on the first call) and any registered since.
+
     Examples
     --------
     >>> methods = available_methods()
@@ -390,6 +412,16 @@ def available_methods() -> list[MethodInfo]:
 
 def get_method(name: str) -> MethodInfo:
     """The method registered as ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registry name (``exactsched methods`` lists them).
+
+    Returns
+    -------
+    MethodInfo
+        Its kind, description, source and function.
 
     Raises
     ------

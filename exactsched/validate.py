@@ -807,6 +807,21 @@ def _as_schedule(schedule: Any) -> Schedule:
 def assert_valid(problem: Problem, schedule: Schedule) -> None:
     """Raise :class:`ScheduleError` listing the violations if the schedule is invalid.
 
+    Parameters
+    ----------
+    problem : Problem, mapping or path
+    schedule : Schedule, mapping or path
+        As in :func:`validate`.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ScheduleError
+        With every violation :func:`validate` finds, joined by ``"; "``.
+
     Examples
     --------
     >>> from exactsched import Placement, Problem, Schedule

@@ -396,8 +396,11 @@ def ordering_counts(
 ) -> dict[str, int]:
     """The four sizes of Kong's tables [1]_ for this instance.
 
-    ``max_states``, ``time_limit`` and ``engine`` are those of
-    :func:`count_legal`.
+    Parameters
+    ----------
+    problem : Problem
+    max_states, time_limit, engine
+        As in :func:`count_legal`.
 
     Returns
     -------
@@ -430,6 +433,12 @@ def iter_orderings(problem: Problem, *, chunk: int = 1 << 16) -> Iterator[np.nda
     for all its rows at once (rows stay in lexicographic order because the
     children of a row are taken in increasing task index), and split when it
     outgrows ``chunk``; memory stays ``O(n^2 * chunk)``.
+
+    Parameters
+    ----------
+    problem : Problem
+    chunk : int
+        Largest block (rows per array yielded).
 
     Yields
     ------
@@ -497,6 +506,11 @@ def isl_text(problem: Problem, encoding: str = "position") -> str:
         or pi > pj`` only for the pairs the arcs leave unordered (the others
         are implied). One affine inequality per arc instead of ``n(n-1)/2``
         disjuncts is what makes it faster for isl.
+
+    Returns
+    -------
+    str
+        A comment line naming the variables' tasks, then the set.
 
     Notes
     -----
@@ -583,14 +597,29 @@ def isl_set(problem: Problem, encoding: str = "position", *, deadline: float | N
     enumerate and :func:`count_legal` to count: they are orders of magnitude
     faster.
 
+    Parameters
+    ----------
+    problem : Problem
+    encoding : {"position", "kong"}
+        As in :func:`isl_text`.
+    deadline : float, optional
+        A :func:`time.monotonic` value, checked between disjunctions.
+
+    Returns
+    -------
+    islpy.Set
+        One point per legal ordering.
+
+    Raises
+    ------
+    MethodError
+        For an unknown encoding, too many tasks, or once ``deadline`` has passed.
+
     Examples
     --------
     >>> p = Problem.from_lists([1, 1, 1], [(0, 2)], n_processors=1)
     >>> isl_set(p).count_val().to_python(), isl_set(p, "kong").count_val().to_python()
     (3, 3)
-
-    ``deadline`` (a :func:`time.monotonic` value) is checked between
-    disjunctions: past it, a MethodError.
     """
     problem = require_problem(problem, "isl_set")
     import islpy as isl  # slow to import (0.1 s): only when asked

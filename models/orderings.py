@@ -301,6 +301,11 @@ def ordering_schedule(
         Fixed processors (:func:`resolve_mapping`); default least finish time.
     insertion : bool
 
+    Returns
+    -------
+    Schedule
+        Tasks placed in ``ordering``, each at its (insertion-based) earliest finish.
+
     Raises
     ------
     MethodError
@@ -626,6 +631,15 @@ def priority_list_gap(
     ``heft - best_list`` is the part of HEFT's gap due to its rank order
     (prioritisation); ``best_list - optimum`` the part no priority list can
     remove with least finish time processor selection.
+
+    Parameters
+    ----------
+    problem : Problem
+    time_limit : float
+        Seconds for each of the two searches (the best list, CP-SAT).
+    workers : int, optional
+        CP-SAT threads.
+    seed : int
 
     Returns
     -------

@@ -792,6 +792,11 @@ GROUPINGS: dict[str, Callable[[dict[str, Any]], Any]] = {
 def summarise(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per-method summary of rows from :func:`load_rows`.
 
+    Parameters
+    ----------
+    rows : iterable of dict
+        Rows of :func:`load_rows`.
+
     Returns
     -------
     list of dict
@@ -920,6 +925,18 @@ def to_dataframe(db: str | os.PathLike[str] | Store, *, latest: bool = False) ->
     """The rows of a study as a pandas DataFrame (pandas is an optional dependency).
 
     Columns :data:`EXPORT_COLUMNS`; see :func:`load_rows`.
+
+    Parameters
+    ----------
+    db : str, path or Store
+        The study database.
+    latest : bool
+        As in :func:`load_rows`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per stored run, with the instance's minimal serial time ``mst``.
 
     Raises
     ------
