@@ -67,6 +67,7 @@ from typing import Annotated
 
 import numpy as np
 
+from exactsched._time_grid import snap, time_resolution
 from exactsched.errors import MethodError
 from exactsched.problem import Problem
 from exactsched.registry import OneOf, register
@@ -130,6 +131,7 @@ def no_cross_select(
         raise MethodError(f"tie: must be one of {', '.join(TIE_RULES)}, not {tie!r}")
     threshold = float(round_significant(np.array([x]), TIE_DIGITS)[0])
     w_nc = weights(problem, "nc")[0]
+    resolution = time_resolution(problem)
     cost = problem.cost
     fastest_mask = cost == cost.min(axis=1, keepdims=True)
 
@@ -145,7 +147,9 @@ def no_cross_select(
         fin_f = fin[cand]
         with np.errstate(divide="ignore", invalid="ignore"):
             # W_abstract = |EFT_j - EFT_f| / (EFT_j / EFT_f); inf when EFT_j == 0.
-            w_abs = np.where(best > 0, (fin_f - best) * fin_f / best, np.inf)
+            # EFT differences on the data's grid: a float difference of two nearby
+            # EFTs keeps few digits, which no rounding of the ratio gives back.
+            w_abs = np.where(best > 0, snap(fin_f - best, resolution) * fin_f / best, np.inf)
             ratio = np.where(np.isinf(w_abs), 0.0, w_nc[task] / w_abs)
         # Ratios equal in exact arithmetic compare equal, to each other and to x (a
         # ratio of exactly 0.3 computes as 0.30000000000000004 and must cross).

@@ -435,7 +435,7 @@ def final_status(
             bound = math.ceil(bound - max(1e-6, 8 * math.ulp(bound)))
         if data.resolution == 1 and data.step > 1 and abs(bound) < 2.0**52:
             bound = -(-int(bound) // data.step) * data.step  # the optimum is a multiple
-    elif data.exact:
+    elif data.exact and math.isfinite(bound):
         units = int(ceil_tol(np.array([bound * data.resolution]))[0][0])
         units = -(-units // data.step) * data.step
         bound = units / data.resolution

@@ -51,6 +51,15 @@ def test_a_ratio_equal_to_the_threshold_crosses(scale):
     assert no_cross_select(problem, 0.2999999)(builder, 2) == 1
 
 
+def test_a_ratio_equal_to_the_threshold_crosses_after_a_cancelling_difference():
+    # EFT_f - EFT_j = 39000.13 + 0.0300001 - 39000.0600001 = 0.1 keeps few digits in
+    # floats (ratio 0.30000000000436555 for an exact 3/10): differences on the grid.
+    problem = Problem.from_lists([[39000.13, 1e6], [0.0300001, 39000.0600001]])
+    schedule = heft_nc(problem, x=0.3)
+    assert validate(problem, schedule) == []
+    assert schedule["t1"].processor == "p1"
+
+
 def test_least_eft_on_a_fastest_processor_needs_no_test():
     p = Problem.from_lists([[1, 4]])
     assert no_cross_select(p, 0.0)(ScheduleBuilder(p), 0) == 0

@@ -13,6 +13,7 @@ import json
 import math
 import shutil
 import sqlite3
+import types
 from pathlib import Path
 
 import pytest
@@ -400,3 +401,15 @@ def test_a_device_as_database_is_refused_before_sqlite_writes_beside_it(capsys):
     assert_one_line(status, err)
     assert "--db /dev/full: not a regular file" in err
     assert os.path.exists("/dev/full-journal") == existed
+
+
+def test_a_script_spawned_as_mp_main_has_its_own_fingerprint():
+    # A spawned pool process imports the script as __mp_main__: the same code, so the
+    # same fingerprint (else on Windows every run of a script's method was refused).
+    from exactsched.experiments.fingerprint import outside_fingerprint
+
+    space: dict = {}
+    exec("def mine(problem):\n    return None\n", space)
+    main, spawned = space["mine"], types.FunctionType(space["mine"].__code__, {})
+    main.__module__, spawned.__module__ = "__main__", "__mp_main__"
+    assert outside_fingerprint([main]) == outside_fingerprint([spawned]) != ""

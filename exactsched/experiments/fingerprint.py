@@ -91,6 +91,9 @@ def outside_fingerprint(funcs: Iterable[Callable[..., Any]]) -> str:
         if module.split(".")[0] in PACKAGES:
             continue
         outside = True
+        # A spawned process (the pool on Windows and macOS) imports the script as
+        # __mp_main__: the same code, which must give the same fingerprint.
+        module = "__main__" if module == "__mp_main__" else module
         digest.update(f"{module}.{getattr(func, '__qualname__', '')}\0".encode())
         digest.update(_source_bytes(func) or _code_bytes(getattr(func, "__code__", None)))
         digest.update(b"\0")
