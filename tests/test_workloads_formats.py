@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from exactsched import InstanceError, MethodError, load_instance
+from exactsched.cli import main
 from exactsched.workloads import (
     detect_format,
     load_problem,
@@ -220,11 +221,43 @@ def test_wfcommons_schema_1_3_sizes_in_kb_and_seconds_scale():
             {"workflow": {"tasks": [{"name": "a", "runtime": -1}]}},
             "expected a finite number >= 0",
         ),
+        (  # an unhashable id was an internal error (exit 3)
+            {"workflow": {"specification": {"tasks": [{"id": "a", "outputFiles": [["f"]]}],
+                                            "files": [{"id": "f", "sizeInBytes": 3}]}}},
+            r"tasks\[0\].outputFiles\[0\]: expected a file id, got \[\"f\"\]",
+        ),
+        (  # a size the schema requires was taken as 0 bytes
+            {"workflow": {"specification": {"tasks": [{"id": "a"}], "files": [{"id": "f"}]}}},
+            r"files\[0\].sizeInBytes: missing",
+        ),
+        (
+            {"workflow": {"tasks": [{"name": "a", "runtime": 1,
+                                     "files": [{"link": "output", "name": "f"}]}]}},
+            r"tasks\[0\].files\[0\].sizeInBytes: missing",
+        ),
     ],
-)
+)  # fmt: skip
 def test_wfcommons_errors_name_the_path(doc, match):
     with pytest.raises(InstanceError, match=match):
         read_wfcommons(json.dumps(doc) + "\n", "fully-connected:2")
+
+
+def test_wfcommons_sizes_add_up_exactly(tmp_path):
+    # 0.1 + 0.2 bytes gave data 0.30000000000000004, and 2**53 + 1 bytes lost its 1.
+    def doc(sizes):
+        files = [{"id": f"f{k}", "sizeInBytes": v} for k, v in enumerate(sizes)]
+        ids = [f["id"] for f in files]
+        tasks = [{"id": "a", "outputFiles": ids}, {"id": "b", "parents": ["a"], "inputFiles": ids}]
+        run = [{"id": t, "runtimeInSeconds": 1} for t in "ab"]
+        spec = {"tasks": tasks, "files": files}
+        return json.dumps({"workflow": {"specification": spec, "execution": {"tasks": run}}})
+
+    small = read_wfcommons(doc([0.1, 0.2]) + "\n", "fully-connected:2")
+    assert small.edge_data.tolist() == [0.3]
+    source, out = tmp_path / "w.json", tmp_path / "i.json"
+    source.write_text(doc([2**53 + 1]))
+    assert main(["convert", str(source), "--platform", "fully-connected:2", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["edges"][0]["data"] == 2**53 + 1  # as written
 
 
 def test_wfcommons_not_json():

@@ -44,6 +44,7 @@ import math
 import os
 import sys
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from exactsched.errors import InstanceError
@@ -67,6 +68,25 @@ def _number(value: Any, label: str, where: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise _fail(label, where, f"expected a finite number >= 0, got {value!r}")
     return float(value)
+
+
+def _size(value: Any, label: str, where: str) -> int | float:
+    """A file size as written (an integer stays one: 2**53 + 1 bytes is not rounded)."""
+    _number(value, label, where)
+    return value
+
+
+def _total(sizes: list[int | float]) -> int | float:
+    """The exact sum of file sizes, as the decimals they are written as (0.1 + 0.2 is 0.3).
+
+    Examples
+    --------
+    >>> _total([0.1, 0.2]), _total([2**53, 1]), _total([])
+    (0.3, 9007199254740993, 0)
+    """
+    if all(isinstance(v, int) for v in sizes):
+        return sum(sizes)
+    return float(sum(Decimal(repr(v)) if isinstance(v, float) else Decimal(v) for v in sizes))
 
 
 def _list(value: Any, label: str, where: str) -> list[Any]:
@@ -115,8 +135,8 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
     runtime: dict[str, float] = {}
     runtime_at: dict[str, str] = {}
     parents: dict[str, list[str]] = {}
-    outputs: dict[str, dict[str, float]] = {}
-    inputs: dict[str, dict[str, float]] = {}
+    outputs: dict[str, dict[str, int | float]] = {}
+    inputs: dict[str, dict[str, int | float]] = {}
     children: dict[str, list[str]] = {}  # files may list only children: both are read
     ids: list[str] = []
     # How parents and children name a task: 1.5 by id; 1.3/1.4 by name (a task
@@ -127,12 +147,14 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
         spec = wf["specification"]
         if not isinstance(spec, Mapping):
             raise _fail(label, "workflow.specification", "expected an object")
-        sizes: dict[str, float] = {}
+        sizes: dict[str, int | float] = {}
         for k, f in enumerate(_list(spec.get("files", []), label, "workflow.specification.files")):
             where = f"workflow.specification.files[{k}]"
             if not isinstance(f, Mapping) or not isinstance(f.get("id"), str):
                 raise _fail(label, where, "expected an object with a string 'id'")
-            size = _number(f.get("sizeInBytes", 0), label, f"{where}.sizeInBytes")
+            if "sizeInBytes" not in f:  # required by WfFormat 1.5: not taken as 0
+                raise _fail(label, f"{where}.sizeInBytes", "missing (the file's size)")
+            size = _size(f["sizeInBytes"], label, f"{where}.sizeInBytes")
             if sizes.get(f["id"], size) != size:
                 raise _fail(label, where, f"file {f['id']!r} listed twice, with sizes "
                             f"{sizes[f['id']]:g} and {size:g} bytes")  # fmt: skip
@@ -150,6 +172,11 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
             for kind, store in (("outputFiles", outputs), ("inputFiles", inputs)):
                 store[key] = {}
                 for j, fid in enumerate(_list(task.get(kind, []), label, f"{where}.{kind}")):
+                    if not isinstance(fid, str):
+                        got = json.dumps(fid)[:40]
+                        raise _fail(
+                            label, f"{where}.{kind}[{j}]", f"expected a file id, got {got}"
+                        )
                     if fid not in sizes:
                         raise _fail(label, f"{where}.{kind}[{j}]", f"unknown file {fid!r}")
                     store[key][fid] = sizes[fid]
@@ -194,7 +221,9 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                 if not isinstance(fname, str):
                     raise _fail(label, f"{fwhere}.name", "expected a string")
                 if "sizeInBytes" in f:
-                    size = _number(f["sizeInBytes"], label, f"{fwhere}.sizeInBytes")
+                    size = _size(f["sizeInBytes"], label, f"{fwhere}.sizeInBytes")
+                elif "size" not in f:  # required (one or the other): not taken as 0
+                    raise _fail(label, f"{fwhere}.sizeInBytes", "missing (the file's size)")
                 else:
                     # Before 1.4 the schema's own words for a file's "size" are "File
                     # size in KB" (wfcommons/WfFormat, wfcommons-schema.json at commit
@@ -204,7 +233,8 @@ def _parse(doc: Any, label: str) -> tuple[str, list[str], dict, dict, dict, dict
                     # (tools/wfcommons-migrate-instance.py, _migrate_to_14) renames
                     # "size" to "sizeInBytes" without scaling it, against those words:
                     # the schema's text is followed here, not the tool.
-                    size = 1000.0 * _number(f.get("size", 0), label, f"{fwhere}.size")
+                    kb = _size(f["size"], label, f"{fwhere}.size")
+                    size = kb * 1000 if isinstance(kb, int) else float(Decimal(repr(kb)) * 1000)
                 files = (outputs if f["link"] == "output" else inputs)[key]
                 if fname in files and files[fname] != size:
                     raise _fail(label, fwhere, f"file {fname!r} listed twice, with sizes "
@@ -377,7 +407,7 @@ def read_wfcommons(
     for key in ids:
         for parent in parents[key]:
             shared = outputs[parent].keys() & inputs[key].keys()
-            data = sum(outputs[parent][f] for f in shared)
+            data = _total([outputs[parent][f] for f in sorted(shared)])
             edges.append({"src": parent, "dst": key, "data": data})
     document = {
         "format": "exactsched/instance@1",
