@@ -467,3 +467,27 @@ def test_wfcommons_children_only_gives_the_same_edges(tmp_path):
     children_only.write_text(json.dumps(doc))
     with pytest.raises(InstanceError, match="unknown child 'nowhere'"):
         read_wfcommons(children_only, "single-gpu")
+
+
+@pytest.mark.parametrize("engine", ["builtin", "pydot"])
+def test_an_order_pair_through_dot_stays_an_order_pair(engine):
+    # It came back as a data edge of Weight 0, which pays the network latency: the
+    # optimum went from 5 to 10 after a round trip (an outside audit).
+    from exactsched import Problem, solve
+
+    network = {"topology": "fully-connected", "latency": 5}
+    problem = Problem.from_lists([[2, 3], [3, 3]], network=network, order=[(0, 1)],
+                                 affinity={0: [0], 1: [1]})  # fmt: skip
+    text = write_dot(problem)
+    assert "kind=order" in text
+    back = read_dot(text, platform={"processors": [{"id": "p0"}, {"id": "p1"}],
+                                    "network": network}, engine=engine)  # fmt: skip
+    assert back.edge_src.tolist() == [] and back.order_src.tolist() == [0]
+    for p in (problem, back):
+        assert solve(p, "bruteforce").makespan == 5
+
+
+def test_an_order_pair_in_dot_carries_no_data():
+    text = "digraph {\n a [Weight=1];\n b [Weight=1];\n a -> b [Weight=3, kind=order];\n}\n"
+    with pytest.raises(InstanceError, match=r"an order pair \(kind=order\) carries no data"):
+        read_dot(text, 2)

@@ -363,7 +363,9 @@ def read_dot(
     -------
     Problem
         One task per node (cost = node ``Weight``), one data edge per DOT edge
-        (``data`` = edge ``Weight``, 0 when absent), processors ``"p0" ..``.
+        (``data`` = edge ``Weight``, 0 when absent), except an edge with
+        ``kind=order``, an order pair (no message: no latency, no port);
+        processors ``"p0" ..``.
 
     Raises
     ------
@@ -447,6 +449,7 @@ def read_dot(
         tasks.append(task)
     seen: set[tuple[str, str]] = set()
     doc_edges = []
+    order = []
     for src, dst, attrs, line in edges:
         if src == dst:
             raise InstanceError(f"{_where(label, line)}: self loop on node {src!r}")
@@ -454,6 +457,14 @@ def read_dot(
             raise InstanceError(f"{_where(label, line)}: edge {src!r} -> {dst!r} appears twice")
         seen.add((src, dst))
         data = _weight(attrs, label, f"edge {src!r} -> {dst!r}")
+        if attrs.get("kind", ("",))[0] == "order":  # a precedence without a message
+            if data:
+                raise InstanceError(
+                    f"{_where(label, line)}: edge {src!r} -> {dst!r}: an order pair"
+                    f" (kind=order) carries no data, got Weight {data!r}"
+                )
+            order.append([src, dst])
+            continue
         doc_edges.append({"src": src, "dst": dst, "data": 0 if data is None else data})
     document = {
         "format": "exactsched/instance@1",
@@ -462,6 +473,8 @@ def read_dot(
         "tasks": tasks,
         "edges": doc_edges,
     }
+    if order:
+        document["order"] = order
     try:
         return Problem.from_json(document)
     except InstanceError as exc:  # a cycle: the core names the tasks
@@ -475,9 +488,11 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     when it is the same on every processor it may run on, else its mean cost
     there (and the attribute ``Costs`` lists the cost per processor, ``inf``
     outside its affinity); an edge's ``Weight`` is its data. An order pair
-    that is not also an edge becomes an edge of ``Weight`` 0 (a precedence
-    without data). Isolation pairs and the platform are not part of the format
-    and are dropped (:func:`exactsched.commands.workloads.write_problem` warns).
+    that is not also an edge becomes an edge of ``Weight`` 0 with ``kind=order``
+    (a precedence without a message, read back as an order pair; tools that
+    know only ``Weight`` see a data-free edge). Isolation pairs and the platform
+    are not part of the format and are dropped
+    (:func:`exactsched.commands.workloads.write_problem` warns).
 
     Parameters
     ----------
@@ -534,7 +549,9 @@ def write_dot(problem: Problem, path: str | os.PathLike[str] | None = None) -> s
     for a, b in zip(problem.order_src.tolist(), problem.order_dst.tolist(), strict=True):
         src, dst = _dot_id(problem.task_ids[a]), _dot_id(problem.task_ids[b])
         if not g.has_edge(src, dst):  # an order pair that repeats an edge adds nothing
-            g.add_edge(src, dst, Weight="0")
+            # kind=order: read back as an order pair; a data edge of Weight 0 would pay
+            # the network's latency (and hold ports under contention).
+            g.add_edge(src, dst, Weight="0", kind="order")
     dot = nx.nx_pydot.to_pydot(g)
     dot.set_name(_dot_id(problem.name or "G"))
     dot.obj_dict["attributes"].pop("name", None)
