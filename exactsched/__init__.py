@@ -18,6 +18,12 @@ import importlib
 import sys
 import types
 
+from exactsched import _sources
+
+# What the sources were when this process imported them: a study refuses to file
+# rows under a fingerprint of files edited since (exactsched/_sources.py).
+_sources.AT_IMPORT = _sources.stamp()
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (0.05 s)
 
 __version__ = "0.1.0"

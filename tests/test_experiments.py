@@ -533,6 +533,65 @@ def test_rows_from_other_code_on_a_dask_cluster_are_not_stored(tmp_path, monkeyp
     assert again.errors == 0 and again.ran == again.planned > 0
 
 
+def test_a_row_from_an_older_dask_worker_is_not_stored(tmp_path, monkeypatch):
+    # Workers of an exactsched from before the code check send rows without ran_by: they
+    # were stored under this code's key (an outside audit: heft 216 where the code gives
+    # 206). The sweep stops with one line and stores nothing.
+    distributed = pytest.importorskip("distributed")
+    from exactsched.experiments import cluster, runner
+
+    monkeypatch.setattr(cluster, "execute", runner._execute)  # an older worker's execute
+    db = tmp_path / "s.sqlite"
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as local,
+        distributed.Client(local) as client,
+        pytest.raises(MethodError, match=r"^--dask: a worker returned a row without the code"),
+    ):
+        run_sweep([TOPCUOGLU], "heft", exact="none", db=db, dask=client, progress="none")
+    with Store(db) as store:
+        assert _content(store) == []
+
+
+def test_a_sweep_refuses_sources_edited_since_import(tmp_path, monkeypatch):
+    # Modules imported before an edit run old code, those imported after it new code, and
+    # the fingerprint hashes the files: a study would file either under the wrong key.
+    from exactsched import _sources
+    from exactsched.experiments import runner
+
+    monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/edited.py", 1, 1),))
+    assert runner.code_of("heft").endswith("/sources-changed-since-import")
+    with pytest.raises(MethodError, match=r"^exactsched's sources changed after this Python"):
+        run_sweep([TOPCUOGLU], "heft", exact="none", db=tmp_path / "s.sqlite", progress="none")
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_script_method_that_cannot_travel_is_named(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    import threading
+
+    lock = threading.Lock()
+
+    def locked(problem):  # a closure over a lock: it cannot be pickled
+        with lock:
+            return exactsched.solve(problem, "heft").schedule
+
+    exactsched.register("test-locked", kind="heuristic", description="t", source="t")(locked)
+    try:
+        with (
+            distributed.LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            ) as local,
+            distributed.Client(local) as client,
+            pytest.raises(MethodError, match=r"^test-locked: cannot be sent to the Dask workers"),
+        ):
+            run_sweep([TOPCUOGLU], "test-locked", exact="none", db=tmp_path / "s.sqlite",
+                      dask=client, progress="none")  # fmt: skip
+    finally:
+        _REGISTRY.pop("test-locked", None)
+
+
 def test_script_methods_travel_to_dask_worker_processes(tmp_path, bad_methods):
     # Worker processes know only the packages' methods: the sweep ships a script's to
     # them (they stored "not-applicable: unknown method" for good, an outside audit),

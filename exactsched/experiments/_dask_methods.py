@@ -17,12 +17,14 @@ Imported only on the Dask path (``distributed`` is an optional dependency).
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import Iterable
 from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from exactsched.errors import MethodError
 from exactsched.experiments.fingerprint import outside_fingerprint
 from exactsched.experiments.runner import SHIPPED
 from exactsched.registry import MethodInfo, get_method
@@ -33,14 +35,15 @@ __all__ = ["ScriptMethods", "ship_methods"]
 class ScriptMethods(WorkerPlugin):
     """A worker plugin registering methods of a client's script.
 
-    ``payload`` is the cloudpickle of ``[(MethodInfo, fingerprint), ...]``,
-    each function pickled by value (its module need not exist on the worker).
+    ``payloads`` holds one cloudpickle of ``(MethodInfo, fingerprint)`` per method,
+    each function pickled by value (its module need not exist on the worker). One
+    that cannot be loaded there (it needs a module the worker lacks) leaves that
+    method unknown: its runs come back ``unregistered`` and the sweep names it.
     """
 
-    name = "exactsched-script-methods"
-
-    def __init__(self, payload: bytes) -> None:
-        self.payload = payload
+    def __init__(self, payloads: list[bytes], name: str) -> None:
+        self.payloads = payloads
+        self.name = name  # one per set of methods: studies sharing a cluster keep theirs
 
     def setup(self, worker: Any) -> None:
         import cloudpickle
@@ -48,7 +51,12 @@ class ScriptMethods(WorkerPlugin):
         from exactsched.registry import _REGISTRY, _load_builtin
 
         _load_builtin()  # the built-in names first: a script's may not shadow them
-        methods: list[tuple[MethodInfo, str]] = cloudpickle.loads(self.payload)
+        methods: list[tuple[MethodInfo, str]] = []
+        for payload in self.payloads:
+            try:
+                methods.append(cloudpickle.loads(payload))
+            except Exception:  # noqa: BLE001, S112  (unknown here: the sweep says which)
+                continue
         for info, code in methods:
             own = _REGISTRY.get(info.name)
             if own is not None and not outside_fingerprint([own.func]):
@@ -82,8 +90,17 @@ def ship_methods(client: Any, methods: Iterable[str]) -> None:
     for module in added:
         cloudpickle.register_pickle_by_value(module)
     try:
-        payload = cloudpickle.dumps(outside)
+        payloads = []
+        for info, code in outside:
+            try:
+                payloads.append(cloudpickle.dumps((info, code)))
+            except Exception as exc:  # noqa: BLE001  (a closure over a lock, a socket...)
+                raise MethodError(
+                    f"{info.name}: cannot be sent to the Dask workers"
+                    f" ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+                ) from None
     finally:
         for module in added:
             cloudpickle.unregister_pickle_by_value(module)
-    client.register_plugin(ScriptMethods(payload))
+    name = "exactsched-script-methods-" + hashlib.sha256(b"".join(payloads)).hexdigest()[:12]
+    client.register_plugin(ScriptMethods(payloads, name))

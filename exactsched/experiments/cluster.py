@@ -59,12 +59,21 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
     if not isinstance(address, str):
         return address, lambda: None
     if address == "local":
-        cluster = LocalCluster(
-            n_workers=processes or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
+        try:
+            with _silent("distributed"):  # its own tracebacks: the error below says it
+                cluster = LocalCluster(
+                    n_workers=processes or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+        except Exception as exc:  # noqa: BLE001  (a worker process that did not start)
+            raise MethodError(
+                "--dask local: the worker processes did not start"
+                f" ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); a script that"
+                " runs a sweep on dask='local' needs `if __name__ == \"__main__\":` around"
+                " it, as any program whose processes start by spawn"
+            ) from None
         client = Client(cluster)
 
         def close() -> None:
@@ -179,12 +188,21 @@ def _row(future: Any) -> dict[str, Any]:
     connection, a closed client) says nothing about the run and is raised.
     """
     try:
-        return future.result()
+        row = future.result()
     except Exception as exc:
         if future.status != "error":
             raise
         message = f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
         return error_row("error", message[:500])
+    if not isinstance(row, dict) or "ran_by" not in row:
+        # A row from a worker whose exactsched does not say which code ran it (an
+        # older installation): its numbers cannot be filed under this code's key.
+        raise MethodError(
+            "--dask: a worker returned a row without the code that computed it: it runs"
+            " another exactsched installation; nothing was stored for it: install this"
+            " version on the workers, restart them and run again"
+        )
+    return row
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:

@@ -26,10 +26,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["code_fingerprint", "outside_fingerprint", "results_version", "PACKAGES"]
+from exactsched._sources import PACKAGES, source_files
 
-#: The importable packages whose sources make the results (the whole distribution).
-PACKAGES = ("exactsched", "topologies", "models", "heuristics")
+__all__ = ["code_fingerprint", "outside_fingerprint", "results_version", "PACKAGES"]
 
 
 @functools.cache
@@ -38,21 +37,16 @@ def code_fingerprint() -> str:
 
     Files are taken in sorted order of their path inside the package, each
     hashed with that path, so a renamed or moved module changes the result too.
-    Computed once per process (about 150 files: a few milliseconds).
+    Computed once per process (about 150 files: a few milliseconds), from the
+    files as they are then: :func:`exactsched._sources.changed_since_import`
+    tells whether they are still those this process imported.
     """
-    import importlib
-
     digest = hashlib.sha256()
-    for name in PACKAGES:
-        package = importlib.import_module(name)
-        root = Path(package.__file__).resolve().parent
-        for path in sorted(root.rglob("*.py")):
-            relative = path.relative_to(root).as_posix()
-            if "__pycache__" in relative:
-                continue
-            digest.update(f"{name}/{relative}\0".encode())
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
+    for relative, path in source_files():
+        digest.update(f"{relative}\0".encode())
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+        digest.update(b"\0")
     return digest.hexdigest()[:12]
 
 

@@ -216,10 +216,13 @@ def code_of(method: str) -> str:
     >>> code_of("no-such-method").endswith("/unregistered")
     True
     """
+    from exactsched._sources import changed_since_import
     from exactsched.errors import MethodError
     from exactsched.experiments.fingerprint import results_version
     from exactsched.registry import get_method
 
+    if changed_since_import():  # the code in memory is no longer the files' hash
+        return f"{results_version()}/sources-changed-since-import"
     try:
         info = get_method(method)
     except MethodError:

@@ -340,6 +340,15 @@ def run_sweep(
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):  # fmt: skip
             raise MethodError(f"{name}: expected an integer >= 1, got {value!r}")
+    from exactsched._sources import changed_since_import
+
+    if changed_since_import():
+        # The results key hashes the files; this process runs what it imported.
+        raise MethodError(
+            "exactsched's sources changed after this Python process imported them (an edit"
+            " or a reinstall): start a new process to run the study, so that its results"
+            " key names the code that runs"
+        )
 
     # An exact method named among the heuristics runs as the exact ones do: with the
     # time limit, workers, seed and certification.
@@ -484,10 +493,17 @@ def _other_code(method: str, ran_by: str, expected: str) -> str:
             f"{method}: the method is not registered where it ran (a Dask worker must import"
             " the script that registers it); nothing was stored for it: run again once it is"
         )
+    if ran_by.endswith("/sources-changed-since-import"):
+        return (
+            f"{method}: exactsched's sources changed after the process that ran it imported"
+            " them (an edit or a reinstall during the sweep); nothing was stored for it:"
+            " restart the workers and run again"
+        )
     return (
-        f"{method}: ran on other code ({ran_by}) than this sweep's ({expected}), e.g. a"
-        " Dask worker started before an edit; nothing was stored for it: restart the"
-        " workers from this installation and run again"
+        f"{method}: ran on other code ({ran_by}) than this sweep's ({expected}): a Dask"
+        " worker started before an edit, or another study on the cluster that registered"
+        " another method of that name; nothing was stored for it: restart the workers"
+        " from this installation and run again"
     )
 
 
