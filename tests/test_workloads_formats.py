@@ -491,3 +491,41 @@ def test_an_order_pair_in_dot_carries_no_data():
     text = "digraph {\n a [Weight=1];\n b [Weight=1];\n a -> b [Weight=3, kind=order];\n}\n"
     with pytest.raises(InstanceError, match=r"an order pair \(kind=order\) carries no data"):
         read_dot(text, 2)
+
+
+@pytest.mark.parametrize("token", ["1_0", "\uff13", "\u0663", "+ 3"])
+def test_stg_numbers_are_plain_ascii_integers(token):
+    # int() takes "1_0" (10) and other scripts' digits: an STG field is a plain integer.
+    text = f"1\n0 0 0\n1 {token} 1 0\n2 0 1 1\n"
+    with pytest.raises(InstanceError, match="expected an integer"):
+        read_stg(text, 2)
+
+
+@pytest.mark.parametrize("weight", ["1_5", '"1_5"', "\u0663", "0x10"])
+def test_dot_weights_are_plain_decimal_numbers(weight):
+    # (Unquoted, the tokenizer refuses some first: refused either way, never read.)
+    with pytest.raises(InstanceError, match="Weight must be a number|unexpected character"):
+        read_dot(f"digraph {{\n a [Weight={weight}];\n}}\n", 2)
+
+
+def test_dot_integers_above_2_53_are_read_exactly(tmp_path):
+    text = "digraph {\n a [Weight=9007199254740993];\n b [Weight=1];\n a -> b [Weight=5];\n}\n"
+    source, out = tmp_path / "g.dot", tmp_path / "g.json"
+    source.write_text(text)
+    assert main(["convert", str(source), "--platform", "fully-connected:2", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["tasks"][0]["cost"] == 2**53 + 1
+
+
+def test_an_stg_file_may_start_with_a_byte_order_mark():
+    assert read_stg("\ufeff1\n0 0 0\n1 3 1 0\n2 0 1 1\n", 2).n_tasks == 3
+
+
+def test_writing_stg_warns_that_task_ids_are_not_kept(tmp_path, capsys):
+    from exactsched import Problem
+
+    doc = Problem.from_lists([1, 2], [(0, 1)], n_processors=1).to_json()
+    doc["tasks"][0]["id"], doc["edges"][0]["src"] = "load", "load"
+    source = tmp_path / "i.json"
+    source.write_text(json.dumps(doc))
+    assert main(["convert", str(source), "-o", str(tmp_path / "i.stg")]) == 0
+    assert "the ids of 1 tasks dropped" in capsys.readouterr().err

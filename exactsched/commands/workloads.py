@@ -290,6 +290,13 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
         with_data = int(np.count_nonzero(problem.edge_data))
         if with_data:
             losses.append(f"stg: the data of {with_data} edges dropped (no communication)")
+        named = [t for t in problem.task_ids if not (t[:1] == "t" and t[1:].isascii()
+                                                     and t[1:].isdigit())]  # fmt: skip
+        if named:
+            losses.append(
+                f"stg: the ids of {len(named)} tasks dropped (STG numbers its tasks, read back"
+                f" as t0, t1, ... in topological order: {named[0]!r} is not kept)"
+            )
     if kind == "dot":
         inexact = _inexact_costs(problem)
         if inexact:

@@ -134,12 +134,38 @@ def _attributes(lex: _Lexer) -> dict[str, tuple[str, int]]:
     return attrs
 
 
-def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> float | None:
+# A number as DOT tools write one: ASCII digits (Python's float() also takes "1_5"
+# and other scripts' digits, "٣"), or a word for infinity or nan, refused later.
+_NUMBER = re.compile(
+    r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+    re.IGNORECASE,
+)
+_INTEGER = re.compile(r"\+?[0-9]+")
+
+
+def _read_number(text: str) -> int | float:
+    """``text`` as a number: an integer exactly (2**53 + 1 stays), any other as a float.
+
+    Raises
+    ------
+    ValueError
+        For anything but a plain decimal number.
+    UnderflowError
+        For a nonzero number that rounds to 0.
+    """
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    if _INTEGER.fullmatch(text):
+        return int(text)
+    return read_float(text)
+
+
+def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> int | float | None:
     for key in ("Weight", "weight"):
         if key in attrs:
             text, line = attrs[key]
             try:
-                value = read_float(text)
+                value = _read_number(text)
             except UnderflowError as exc:
                 raise InstanceError(f"{_where(label, line)}: {what}: Weight: {exc}") from None
             except ValueError:
@@ -148,6 +174,8 @@ def _weight(attrs: dict[str, tuple[str, int]], label: str, what: str) -> float |
                 ) from None
             if not value >= 0 or value == float("inf"):
                 raise InstanceError(f"{label}:{line}: {what}: Weight must be finite and >= 0")
+            if isinstance(value, int):
+                return value
             return int(value) if value.is_integer() else value
     return None
 
@@ -255,7 +283,7 @@ def _costs(
     text, line = attrs["Costs"]
     where = _where(label, line)
     try:
-        values = [read_float(x) for x in text.split()]
+        values = [_read_number(x) for x in text.split()]
     except UnderflowError as exc:
         raise InstanceError(f"{where}: {what}: Costs: {exc}") from None
     except ValueError:
@@ -270,7 +298,10 @@ def _costs(
     allowed = [pid for pid, v in zip(proc_ids, values, strict=True) if v != float("inf")]
     if not allowed:
         raise InstanceError(f"{where}: {what}: Costs is inf on every processor")
-    numbers = [(int(v) if v.is_integer() else v) if v != float("inf") else 0 for v in values]
+    numbers = [
+        v if isinstance(v, int) else (int(v) if v.is_integer() else v) if v != float("inf") else 0
+        for v in values
+    ]
     return numbers, allowed
 
 

@@ -33,6 +33,7 @@ References
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -77,6 +78,9 @@ class StgOptimum(NamedTuple):
         return self.bound if isinstance(self.bound, int) else self.bound[1]
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _tokens(text: str) -> Iterator[tuple[str, int]]:
     """Whitespace-separated tokens with their 1-based line numbers, comments removed."""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -86,6 +90,8 @@ def _tokens(text: str) -> Iterator[tuple[str, int]]:
 
 def _int(token: str, line: int, label: str, what: str) -> int:
     try:
+        if not _INTEGER.fullmatch(token):  # int() also takes "1_0" and other scripts' digits
+            raise ValueError(token)
         value = int(token)
     except ValueError:
         raise InstanceError(
@@ -193,6 +199,7 @@ def read_stg(
     ):
         raise MethodError(f"n_processors: expected a positive integer, got {n_processors!r}")
     text, label, path = read_source(source, "stg")
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as for DOT and JSON
     tokens = _tokens(text)
     last_line = max(1, len(text.splitlines()))
 
