@@ -529,3 +529,9 @@ def test_writing_stg_warns_that_task_ids_are_not_kept(tmp_path, capsys):
     source.write_text(json.dumps(doc))
     assert main(["convert", str(source), "-o", str(tmp_path / "i.stg")]) == 0
     assert "the ids of 1 tasks dropped" in capsys.readouterr().err
+
+
+def test_a_quoted_dot_id_continues_across_a_backslash_line_end():
+    text = 'digraph {\n "ab\\\ncd" [Weight=1];\n "x\\\\" [Weight=2];\n "ab\\\ncd" -> "x\\\\";\n}\n'
+    problem = read_dot(text, 1)
+    assert problem.task_ids == ("abcd", "x\\")

@@ -270,8 +270,10 @@ def _unquote(text: str) -> str:
 
 def _unescape(text: str) -> str:
     """A quoted DOT ID's text: ``\\"`` is a quote and ``\\\\`` a backslash (as written by
-    :func:`write_dot`); any other backslash stays as it is."""
-    return re.sub(r'\\([\\"])', r"\1", text)
+    :func:`write_dot`), a backslash before a line end continues the line (the DOT
+    grammar; Graphviz splits long strings so); any other backslash stays as it is.
+    """
+    return re.sub(r'\\([\\"]|\r?\n)', lambda m: "" if m[1][-1] == "\n" else m[1], text)
 
 
 def _costs(
