@@ -15,8 +15,10 @@ No dependency but the standard library: this module is imported first.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import time
 
 __all__ = ["PACKAGES", "package_roots", "source_files", "stamp", "changed_since_import"]
 
@@ -68,8 +70,17 @@ def stamp() -> tuple[tuple[str, int, int], ...]:
 AT_IMPORT: tuple[tuple[str, int, int], ...] = ()
 
 
+#: Seconds a "no change" answer is reused: a study asks once per row, and a row of a
+#: fast heuristic takes a millisecond where a stamp takes a few.
+RECHECK = 0.5
+_last: list[float] = [-math.inf]
+
+
 def changed_since_import() -> bool:
     """Whether a source file was added, removed or modified since ``import exactsched``.
+
+    A change, once seen, is always reported; "no change" is checked again after
+    :data:`RECHECK` seconds.
 
     Examples
     --------
@@ -77,4 +88,10 @@ def changed_since_import() -> bool:
     >>> changed_since_import()
     False
     """
-    return "exactsched" in sys.modules and stamp() != AT_IMPORT
+    now = time.monotonic()
+    if now - _last[0] < RECHECK:
+        return False
+    if "exactsched" in sys.modules and stamp() != AT_IMPORT:
+        return True
+    _last[0] = now
+    return False

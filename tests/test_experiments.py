@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -561,6 +562,7 @@ def test_a_sweep_refuses_sources_edited_since_import(tmp_path, monkeypatch):
     from exactsched.experiments import runner
 
     monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/edited.py", 1, 1),))
+    monkeypatch.setattr(_sources, "_last", [-math.inf])  # no "unchanged" from before
     assert runner.code_of("heft").endswith("/sources-changed-since-import")
     with pytest.raises(MethodError, match=r"^exactsched's sources changed after this Python"):
         run_sweep([TOPCUOGLU], "heft", exact="none", db=tmp_path / "s.sqlite", progress="none")
