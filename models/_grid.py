@@ -121,7 +121,7 @@ class Grid:
         (True, False)
         """
         if not self.exact:
-            return abs(a - b) > FLOAT_TOLERANCE * max(1.0, abs(a), abs(b))
+            return abs(a - b) > FLOAT_TOLERANCE * max(abs(a), abs(b))
         # Grid values differ by whole steps; float noise of held data is below a
         # quarter step each, so half a step separates "same" from "different".
         return abs(self.units(a) - self.units(b)) >= Fraction(1, 2)

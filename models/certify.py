@@ -82,12 +82,13 @@ from typing import Any
 
 from exactsched._output import rough
 from exactsched.bounds import lower_bound as foundation_lower_bound
-from exactsched.errors import MethodError
+from exactsched.errors import MethodError, ScheduleError
 from exactsched.limits import default_workers
 from exactsched.problem import Problem
 from exactsched.registry import check_common
 from exactsched.result import Result, Status
 from exactsched.schedule import Schedule
+from exactsched.validate import validate
 from models._grid import EXACT_LIMIT, FLOAT_TOLERANCE, Grid, data_grid
 from models._refute import (
     Floored,
@@ -293,7 +294,9 @@ def _question(problem: Problem, claimed: float, grid: Grid, cap: float) -> _Ques
 
 
 def _shorter(makespan: float, claimed: float, grid: Grid, fine: int | None = None) -> bool:
-    """Whether a valid schedule of ``makespan`` beats the claim by a grid step (float: 1e-9).
+    """Whether a valid schedule of ``makespan`` beats the claim by a grid step.
+
+    A grid step on grid data; on float data, a relative :data:`FLOAT_TOLERANCE`.
 
     ``fine``: the resolution of a single-port or contention problem's makespans
     (:func:`models._refute_comm.comm_resolution`), whose step may be a fraction
@@ -306,7 +309,9 @@ def _shorter(makespan: float, claimed: float, grid: Grid, fine: int | None = Non
         return Fraction(float(makespan)) * fine <= top - 1 + noise
     if grid.exact:
         return grid.units(makespan) <= grid.claim_units(claimed) - 1 + grid.noise(makespan)
-    return makespan < claimed - FLOAT_TOLERANCE * max(1.0, abs(claimed))
+    # Relative, at every magnitude: a flat 1e-9 below 1 let a claim 14 times the
+    # optimum of 1e-10 data pass (an outside audit).
+    return makespan < claimed - FLOAT_TOLERANCE * abs(claimed)
 
 
 def claimed_optimum(result: Result) -> float | None:
@@ -396,6 +401,8 @@ def certify(
     MethodError
         For a ``time_limit``, ``workers``, ``seed`` or ``bound_time`` out of
         range (:func:`exactsched.registry.check_common`).
+    ScheduleError
+        If the claimed schedule does not validate, or is longer than the claim.
 
     Examples
     --------
@@ -425,6 +432,18 @@ def certify(
     claim = claimed_optimum(result)
     if claim is None:
         return result
+    # The witnesses refute schedules shorter than the claim; the claim itself must be a
+    # valid schedule of that makespan (an invalid or mislabelled one was certified).
+    violations = validate(problem, result.schedule)
+    if violations:
+        raise ScheduleError(f"certify: the claimed schedule is invalid: {violations[0]}")
+    if float(result.schedule.makespan) > float(claim):
+        # No schedule of the claimed length to stand behind it. (A shorter schedule
+        # than the claim contradicts it: the witnesses catch that as a false proof.)
+        raise ScheduleError(
+            f"certify: the claim {claim!r} is below its schedule's makespan"
+            f" {result.schedule.makespan!r}"
+        )
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     grid = data_grid(problem)
@@ -492,8 +511,6 @@ def certify(
             )
             continue
         if verdict.outcome == "found" and verdict.schedule is not None:
-            from exactsched.validate import validate
-
             if validate(problem, verdict.schedule):
                 report["witnesses"][name]["outcome"] = "unknown"
                 report["witnesses"][name]["reason"] = "witness schedule invalid (a bug)"
@@ -669,11 +686,13 @@ def _ask(
     if name == "bruteforce":
         if problem.n_tasks > BRUTEFORCE_MAX_TASKS:
             return Verdict("unknown", reason=f"more than {BRUTEFORCE_MAX_TASKS} tasks"), claimed
+        # On float data a refutation leaves schedules within the relative tolerance.
+        below = claimed if grid.exact else claimed - FLOAT_TOLERANCE * abs(claimed)
         return (
             refute_bruteforce(
                 problem, lambda m: _shorter(m, claimed, grid, fine), time_limit=time_limit
             ),
-            claimed,
+            below,
         )
     if name == MESSAGES:
         if problem.communication == "delay":
@@ -964,7 +983,7 @@ def agree(
 
     def differ(a: float, b: float) -> bool:
         if not grid.exact:
-            return abs(a - b) > rel_tol * max(1.0, abs(a), abs(b))
+            return abs(a - b) > rel_tol * max(abs(a), abs(b))
         return grid.steps_apart(a, b)
 
     reasons: list[str] = []

@@ -492,3 +492,35 @@ def test_certify_checks_its_arguments_as_solve_does(option, value):
     result = solve(problem, "cpsat", time_limit=5, workers=1, certify=False)
     with pytest.raises(MethodError, match=rf"^{option}: expected"):
         certify(problem, result, **{option: value})
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e-8, 1e-3, 1.0, 1e6])
+def test_a_late_claim_on_float_data_is_never_certified(scale):
+    # On float data the tolerance was 1e-9 * max(1, claim): absolute below 1, so a claim
+    # 14 times the optimum of 1e-10 data was certified by brute force (an outside audit).
+    from exactsched import Placement, Schedule
+
+    a = scale / 3  # float data: no decimal grid
+    problem = Problem.from_lists([a, a], n_processors=1)
+    late = Schedule({"t0": Placement("p0", 0.0, a), "t1": Placement("p0", 2 * a, 3 * a)})
+    assert validate(problem, late) == []
+    claim = Result("cpsat", Status.OPTIMAL, late, late.makespan, late.makespan, 0.0)
+    result = certify(problem, claim, time_limit=10, workers=1)
+    assert result.status is not Status.OPTIMAL and result.certified is not True
+    optimum = solve(problem, "bruteforce")
+    assert exactsched.agree([optimum, replace(claim, method="x")], problem=problem).status == (
+        "disputed"
+    )
+
+
+def test_a_claim_must_be_a_valid_schedule_of_its_makespan():
+    from exactsched import Placement, Schedule, ScheduleError
+
+    problem = Problem.from_lists([3, 4], [(0, 1)], n_processors=1)  # optimum 7
+    overlap = Schedule({"t0": Placement("p0", 0, 3), "t1": Placement("p0", 1, 5)})
+    with pytest.raises(ScheduleError, match="certify: the claimed schedule is invalid"):
+        certify(problem, Result("cpsat", Status.OPTIMAL, overlap, 5, 5, 0.0))
+    good = Schedule({"t0": Placement("p0", 0, 3), "t1": Placement("p0", 3, 7)})
+    with pytest.raises(ScheduleError, match="is below its schedule's makespan 7"):
+        certify(problem, Result("cpsat", Status.OPTIMAL, good, 6, 6, 0.0))
+    assert certify(problem, Result("cpsat", Status.OPTIMAL, good, 7, 7, 0.0)).certified
