@@ -1020,6 +1020,10 @@ def _cycle_message(
 _BITSET_LIMIT = 4096  # above this many tasks, bitsets of all reachable sets cost O(n^2) memory
 
 
+#: Second tasks of isolation pairs per reachability pass (bits per task).
+_TARGET_BLOCK = 4096
+
+
 def _warn_redundant_isolation(
     n: int,
     src: np.ndarray,
@@ -1048,23 +1052,23 @@ def _warn_redundant_isolation(
             reach[i] = bits
         joined = {(f, s) for _, _, _, f, s in oriented if reach[f] >> s & 1}
     else:
-        # One search per source task, never past the topological position of its
-        # farthest partner: O(pairs x (n + arcs)) time but O(n) memory.
-        targets: dict[int, set[int]] = {}
-        for _, _, _, f, s in oriented:
-            targets.setdefault(f, set()).add(s)
+        # Bitsets over the pairs' second tasks only, a block of them at a time: per
+        # task, which of them it reaches. O((n + arcs) x blocks) time, O(n x block)
+        # bits; one search per pair was O(pairs x (n + arcs)): 16 s at 100k tasks.
+        seconds = sorted({s for _, _, _, _, s in oriented})
         joined = set()
-        for f, wanted in targets.items():
-            limit = max(position[s] for s in wanted)
-            seen = {f}
-            stack = [f]
-            while stack:
-                i = stack.pop()
+        order = topo.tolist()[::-1]
+        for start in range(0, len(seconds), _TARGET_BLOCK):
+            bit = {s: k for k, s in enumerate(seconds[start : start + _TARGET_BLOCK])}
+            reach = [0] * n  # the block's tasks reachable from each task (itself too)
+            for i in order:
+                bits = 1 << bit[i] if i in bit else 0
                 for j in succ[i]:
-                    if j not in seen and position[j] <= limit:
-                        seen.add(j)
-                        stack.append(j)
-            joined.update((f, s) for s in wanted & seen)
+                    bits |= reach[j]
+                reach[i] = bits
+            joined.update(
+                (f, s) for _, _, _, f, s in oriented if s in bit and reach[f] >> bit[s] & 1
+            )
     for k, a, b, first, second in oriented:
         if (first, second) in joined:
             warnings.warn(

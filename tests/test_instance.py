@@ -580,12 +580,18 @@ def test_networkx_problem_equals_json_problem(doc):
     assert np.array_equal(built.arc_unit, expected.arc_unit)
 
 
-@pytest.mark.parametrize("limit", [0, 4096], ids=["search", "bitsets"])
-def test_redundant_isolation_both_algorithms(monkeypatch, limit):
-    """Large instances search per pair instead of keeping every reachable set."""
+@pytest.mark.parametrize(
+    ("limit", "block"),
+    [(0, 4096), (0, 2), (4096, 4096)],
+    ids=["blocks", "small-blocks", "bitsets"],
+)
+def test_redundant_isolation_both_algorithms(monkeypatch, limit, block):
+    """Large instances keep reachable sets of the pairs' second tasks only, in blocks
+    (one search per pair took 16 s at 100k tasks: an outside audit)."""
     import exactsched.instance
 
     monkeypatch.setattr(exactsched.instance, "_BITSET_LIMIT", limit)
+    monkeypatch.setattr(exactsched.instance, "_TARGET_BLOCK", block)
     n = 50
     edges = [{"src": f"t{i}", "dst": f"t{i + 1}"} for i in range(0, n - 1) if i != 20]
     isolation = [["t49", "t21"], ["t3", "t20"], ["t20", "t21"], ["t0", "t49"], ["t10", "t30"]]
@@ -629,3 +635,25 @@ def test_empty_string_ids_and_types_are_ids_like_any_other():
         assert result.makespan == 3
         again = Schedule.from_json(json.loads(json.dumps(result.schedule.to_json())))
         assert validate(problem, again) == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_redundant_isolation_blocks_agree_with_bitsets(monkeypatch, seed):
+    import exactsched.instance
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    edges = [{"src": f"t{a}", "dst": f"t{b}"} for a in range(n) for b in range(a + 1, n)
+             if rng.random() < 0.02]  # fmt: skip
+    pairs = {tuple(sorted(rng.choice(n, 2, replace=False).tolist())) for _ in range(80)}
+    doc = doc_of([{"id": f"t{i}", "cost": 1} for i in range(n)], edges=edges,
+                 isolation=[[f"t{a}", f"t{b}"] for a, b in sorted(pairs)])  # fmt: skip
+    seen = []
+    for limit, block in ((4096, 4096), (0, 7)):
+        monkeypatch.setattr(exactsched.instance, "_BITSET_LIMIT", limit)
+        monkeypatch.setattr(exactsched.instance, "_TARGET_BLOCK", block)
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            load_instance(doc)
+        seen.append(sorted(str(w.message) for w in record))
+    assert seen[0] == seen[1] and seen[0]
