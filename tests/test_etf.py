@@ -133,3 +133,20 @@ def test_valid_and_deterministic(topology):
 def test_unknown_ranking():
     with pytest.raises(MethodError, match="ranking"):
         etf(Problem.from_lists([1], n_processors=1), ranking="nope")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_isolation_rows_recomputed_only_when_a_partner_is_placed(monkeypatch, seed):
+    # The table recomputes a row whole only once a partner is placed; recomputing every
+    # row with a partner after every placement (the old rule) gives the same schedules.
+    from exactsched import solve
+    from heuristics import _partsched
+
+    topology = ("fully-connected", "mesh", "fat-tree")[seed % 3]
+    problem = random_instance(30, 4, topology=topology, n_isolation=8, affinity=0.2, seed=seed)
+    methods = ("etf", "bl-est", "dsc-glb-etf", "etf-part")
+    new = {m: solve(problem, m).schedule for m in methods}
+    update = _partsched._ReadyTable.update
+    monkeypatch.setattr(_partsched._ReadyTable, "update", lambda self, p, t=None: update(self, p))
+    for m in methods:
+        assert solve(problem, m).schedule == new[m]
