@@ -20,9 +20,9 @@ import types
 
 from exactsched import _sources
 
-# What the sources were when this process imported them: a study refuses to file
-# rows under a fingerprint of files edited since (exactsched/_sources.py).
-_sources.AT_IMPORT = _sources.stamp()
+# What the sources were when this process imported them: the fingerprint of its
+# studies' rows, and what a study compares with (exactsched/_sources.py).
+_sources.record()
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (0.05 s)
 

@@ -562,6 +562,7 @@ def test_a_sweep_refuses_sources_edited_since_import(tmp_path, monkeypatch):
     from exactsched.experiments import runner
 
     monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/edited.py", 1, 1),))
+    monkeypatch.setattr(_sources, "DIGEST_AT_IMPORT", "0" * 64)  # other contents
     monkeypatch.setattr(_sources, "_last", [-math.inf])  # no "unchanged" from before
     assert runner.code_of("heft").endswith("/sources-changed-since-import")
     with pytest.raises(MethodError, match=r"^exactsched's sources changed after this Python"):
@@ -592,6 +593,20 @@ def test_a_script_method_that_cannot_travel_is_named(tmp_path):
                       dask=client, progress="none")  # fmt: skip
     finally:
         _REGISTRY.pop("test-locked", None)
+
+
+def test_sources_touched_without_a_change_are_no_change(monkeypatch):
+    # touch, git stash && git stash pop: the stamps move, the contents stay; a study in
+    # that process was refused (an outside review). The fingerprint is the contents'.
+    from exactsched import _sources
+    from exactsched.experiments.fingerprint import code_fingerprint
+
+    monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/touched.py", 1, 1),))
+    monkeypatch.setattr(_sources, "_last", [-math.inf])
+    assert _sources.changed_since_import() is False
+    assert _sources.stamp() == _sources.AT_IMPORT  # the new stamp, same contents
+    assert code_fingerprint() == _sources.DIGEST_AT_IMPORT[:12] == _sources.digest()[:12]
+    assert [name for name, _ in _sources.package_roots()] == list(_sources.PACKAGES)
 
 
 def test_script_methods_travel_to_dask_worker_processes(tmp_path, bad_methods):

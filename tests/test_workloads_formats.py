@@ -528,10 +528,29 @@ def test_writing_stg_warns_that_task_ids_are_not_kept(tmp_path, capsys):
     source = tmp_path / "i.json"
     source.write_text(json.dumps(doc))
     assert main(["convert", str(source), "-o", str(tmp_path / "i.stg")]) == 0
-    assert "the ids of 1 tasks dropped" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the ids of 2 tasks dropped" in err and "'load' reads back as 't1'" in err
+    # An STG file read with its dummies reads back with the same ids: nothing to say.
+    stg = tmp_path / "i.stg"
+    assert main(["convert", str(stg), "--platform", "fully-connected:1", "-o",
+                 str(tmp_path / "again.stg")]) == 0  # fmt: skip
+    assert "ids" not in capsys.readouterr().err
 
 
 def test_a_quoted_dot_id_continues_across_a_backslash_line_end():
     text = 'digraph {\n "ab\\\ncd" [Weight=1];\n "x\\\\" [Weight=2];\n "ab\\\ncd" -> "x\\\\";\n}\n'
     problem = read_dot(text, 1)
     assert problem.task_ids == ("abcd", "x\\")
+
+
+def test_a_quoted_dot_weight_may_have_blanks_around_it():
+    assert read_dot('digraph {\n a [Weight=" 3 "];\n}\n', 1).cost.tolist() == [[3.0]]
+
+
+def test_a_wfcommons_size_beyond_floats_is_named():
+    files = [{"id": "f", "sizeInBytes": 10**400}]
+    spec = {"tasks": [{"id": "a", "outputFiles": ["f"]}], "files": files}
+    run = {"tasks": [{"id": "a", "runtimeInSeconds": 1}]}
+    text = json.dumps({"workflow": {"specification": spec, "execution": run}}) + "\n"
+    with pytest.raises(InstanceError, match=r"files\[0\].sizeInBytes: expected a finite number"):
+        read_wfcommons(text, "fully-connected:1")

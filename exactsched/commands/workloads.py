@@ -256,7 +256,9 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
     >>> conversion_losses(Problem.from_lists([[1.5, 2.0], [1.0, 1.0]], [(0, 1, 4)]), "stg")
     ... # doctest: +NORMALIZE_WHITESPACE
     ['stg: 1 of 2 tasks get one rounded mean cost (their costs differ per processor,
-      are restricted or are not integers)', 'stg: the data of 1 edges dropped (no communication)']
+      are restricted or are not integers)', 'stg: the data of 1 edges dropped (no communication)',
+      "stg: the ids of 2 tasks dropped (STG numbers its tasks in topological order,
+      dummies included: 't0' reads back as 't1')"]
     >>> conversion_losses(Problem.from_lists([3, 4], [(0, 1, 4)], n_processors=2), "dot")
     []
     """
@@ -290,12 +292,18 @@ def conversion_losses(problem: Any, kind: str) -> list[str]:
         with_data = int(np.count_nonzero(problem.edge_data))
         if with_data:
             losses.append(f"stg: the data of {with_data} edges dropped (no communication)")
-        named = [t for t in problem.task_ids if not (t[:1] == "t" and t[1:].isascii()
-                                                     and t[1:].isdigit())]  # fmt: skip
-        if named:
+        from exactsched.workloads.stg import read_back_ids
+
+        renamed = [
+            (t, back)
+            for t, back in zip(problem.task_ids, read_back_ids(problem), strict=True)
+            if t != back
+        ]
+        if renamed:
+            t, back = renamed[0]
             losses.append(
-                f"stg: the ids of {len(named)} tasks dropped (STG numbers its tasks, read back"
-                f" as t0, t1, ... in topological order: {named[0]!r} is not kept)"
+                f"stg: the ids of {len(renamed)} tasks dropped (STG numbers its tasks in"
+                f" topological order, dummies included: {t!r} reads back as {back!r})"
             )
     if kind == "dot":
         inexact = _inexact_costs(problem)

@@ -17,7 +17,6 @@ Imported only on the Dask path (``distributed`` is an optional dependency).
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -43,7 +42,7 @@ class ScriptMethods(WorkerPlugin):
 
     def __init__(self, payloads: list[bytes], name: str) -> None:
         self.payloads = payloads
-        self.name = name  # one per set of methods: studies sharing a cluster keep theirs
+        self.name = name  # one per method name (ship_methods)
 
     def setup(self, worker: Any) -> None:
         import cloudpickle
@@ -102,5 +101,8 @@ def ship_methods(client: Any, methods: Iterable[str]) -> None:
     finally:
         for module in added:
             cloudpickle.unregister_pickle_by_value(module)
-    name = "exactsched-script-methods-" + hashlib.sha256(b"".join(payloads)).hexdigest()[:12]
-    client.register_plugin(ScriptMethods(payloads, name))
+    # One plugin per method name: shipping a method again replaces its plugin, so a
+    # worker that restarts registers the version the latest sweep sent (plugins named
+    # by contents piled up, and a restart replayed them in their first order).
+    for (info, _), payload in zip(outside, payloads, strict=True):
+        client.register_plugin(ScriptMethods([payload], f"exactsched-script-method-{info.name}"))

@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
 import types
@@ -26,28 +25,22 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from exactsched._sources import PACKAGES, source_files
+from exactsched import _sources
+from exactsched._sources import PACKAGES
 
 __all__ = ["code_fingerprint", "outside_fingerprint", "results_version", "PACKAGES"]
 
 
-@functools.cache
 def code_fingerprint() -> str:
     """The first 12 hex digits of SHA-256 over every ``.py`` file of :data:`PACKAGES`.
 
     Files are taken in sorted order of their path inside the package, each
     hashed with that path, so a renamed or moved module changes the result too.
-    Computed once per process (about 150 files: a few milliseconds), from the
-    files as they are then: :func:`exactsched._sources.changed_since_import`
-    tells whether they are still those this process imported.
+    Hashed when ``exactsched`` was imported (:data:`exactsched._sources.DIGEST_AT_IMPORT`):
+    the files of the code this process runs, not those on disk later;
+    :func:`exactsched._sources.changed_since_import` tells whether they still are.
     """
-    digest = hashlib.sha256()
-    for relative, path in source_files():
-        digest.update(f"{relative}\0".encode())
-        with open(path, "rb") as fh:
-            digest.update(fh.read())
-        digest.update(b"\0")
-    return digest.hexdigest()[:12]
+    return (_sources.DIGEST_AT_IMPORT or _sources.digest())[:12]
 
 
 def results_version() -> str:

@@ -153,6 +153,7 @@ def _read_number(text: str) -> int | float:
     UnderflowError
         For a nonzero number that rounds to 0.
     """
+    text = text.strip()  # a quoted " 3" is 3, as float() reads it
     if not _NUMBER.fullmatch(text):
         raise ValueError(text)
     if _INTEGER.fullmatch(text):

@@ -293,6 +293,50 @@ def _check_dummies(
             )
 
 
+def _numbering(
+    problem: Problem, weights: Any
+) -> tuple[list[set[int]], list[int], dict[int, int], bool]:
+    """Predecessors, exit tasks, STG id of each task, and whether the problem's own
+    first and last tasks are the dummies (else the writer adds them)."""
+    import numpy as np
+
+    order = problem.topological_order.tolist()
+    n = problem.n_tasks
+    src = np.concatenate([problem.edge_src, problem.order_src]).tolist()
+    dst = np.concatenate([problem.edge_dst, problem.order_dst]).tolist()
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for a, b in zip(src, dst, strict=True):
+        preds[b].add(a)
+    entries = [i for i in range(n) if not preds[i]]
+    has_succ = set(src)
+    exits = [i for i in range(n) if i not in has_succ]
+    dummies = (
+        n >= 2
+        and entries == [order[0]]
+        and exits == [order[-1]]
+        and weights[order[0]] == 0
+        and weights[order[-1]] == 0
+    )
+    first = 0 if dummies else 1
+    stg_id = {task: k for k, task in enumerate(order, start=first)}
+    return preds, exits, stg_id, bool(dummies)
+
+
+def read_back_ids(problem: Problem, cost: str = "mean") -> list[str]:
+    """The id :func:`read_stg` gives each task of ``problem`` after :func:`write_stg`
+    (``t`` and its STG number; with dummies kept), in task order.
+
+    Examples
+    --------
+    >>> from exactsched import Problem
+    >>> read_back_ids(Problem.from_lists([1, 2], [(1, 0)], n_processors=1))
+    ['t2', 't1']
+    """
+    weights = problem.mean_cost() if cost == "mean" else problem.min_cost()
+    stg_id = _numbering(problem, weights)[2]
+    return [f"t{stg_id[i]}" for i in range(problem.n_tasks)]
+
+
 def write_stg(
     problem: Problem, path: str | os.PathLike[str] | None = None, *, cost: str = "mean"
 ) -> str:
@@ -331,37 +375,17 @@ def write_stg(
     >>> read_stg(write_stg(p), 2, keep_dummies=False).to_json()["edges"]
     [{'src': 't1', 'dst': 't2', 'data': 0}]
     """
-    import numpy as np
 
     if cost not in ("mean", "min"):
         raise InstanceError(f"cost: expected 'mean' or 'min', got {cost!r}")
     weights = problem.mean_cost() if cost == "mean" else problem.min_cost()
     order = problem.topological_order.tolist()
     n = problem.n_tasks
-    src = np.concatenate([problem.edge_src, problem.order_src]).tolist()
-    dst = np.concatenate([problem.edge_dst, problem.order_dst]).tolist()
-    preds: list[set[int]] = [set() for _ in range(n)]
-    for a, b in zip(src, dst, strict=True):
-        preds[b].add(a)
-    entries = [i for i in range(n) if not preds[i]]
-    has_succ = {a for a in src}
-    exits = [i for i in range(n) if i not in has_succ]
-    dummies = (
-        n >= 2
-        and entries == [order[0]]
-        and exits == [order[-1]]
-        and weights[order[0]] == 0
-        and weights[order[-1]] == 0
-    )
-    stg_id = {}
+    preds, exits, stg_id, dummies = _numbering(problem, weights)
     lines: list[str] = []
     if dummies:
-        for k, task in enumerate(order):
-            stg_id[task] = k
         n_real = n - 2
     else:
-        for k, task in enumerate(order, start=1):
-            stg_id[task] = k
         n_real = n
         lines.append("0 0 0")
     lines.insert(0, str(n_real))
