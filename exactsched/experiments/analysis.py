@@ -219,13 +219,15 @@ def _agreement(rows: Sequence[dict[str, Any]], step: Callable[[], float | None])
     values = sorted({float(v) for r in results for v in (r.makespan, r.lower_bound)
                      if v is not None})  # fmt: skip
     rel_tol = TOLERANCE
-    near = any(b != a and b - a <= TOLERANCE * max(1.0, abs(a), abs(b))
+    # Relative at every magnitude, as agree() compares (a flat 1e-9 below 1 was no
+    # tolerance for answers of 1e-10).
+    near = any(b != a and b - a <= TOLERANCE * max(abs(a), abs(b))
                for a, b in zip(values, values[1:], strict=False))  # fmt: skip
     if near:
         unit = step()
         if unit is not None:
             # On the grid: one step apart is a different answer, less is float noise.
-            rel_tol = 0.5 * unit / max(1.0, *(abs(v) for v in values))
+            rel_tol = 0.5 * unit / (max(abs(v) for v in values) or 1.0)
     verdict = agree(results, rel_tol=rel_tol)
     if verdict.status == "disputed" and near:
         # agree's reasons print "3e+12 but 3e+12": say which digits differ.
@@ -243,7 +245,7 @@ def _reason(results: Sequence[Any], rel_tol: float) -> str | None:
     """The first contradiction among ``results``, every digit shown."""
 
     def apart(a: float, b: float) -> bool:
-        return abs(a - b) > rel_tol * max(1.0, abs(a), abs(b))
+        return abs(a - b) > rel_tol * max(abs(a), abs(b))
 
     optima = [r for r in results if r.status.value == "optimal" and r.makespan is not None]
     for k, a in enumerate(optima):
