@@ -770,7 +770,8 @@ def solve(
         it is a bug in the method, not in the input).
     certify : bool, optional
         Certify a proven optimum by independent refutation (``Result.certified``,
-        see :mod:`models.certify`): True always (within ``time_limit``), False
+        see :mod:`models.certify`): True always (within ``time_limit`` more, the
+        witnesses and a witness-proven bound together), False
         never, None (default) at any size within about the solve time
         (:func:`models.certify.apply_policy`).
     **options
