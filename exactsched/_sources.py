@@ -94,10 +94,17 @@ def digest() -> str:
 AT_IMPORT: tuple[tuple[str, int, int], ...] = ()
 DIGEST_AT_IMPORT: str = ""
 
-#: Seconds a "no change" answer is reused: a study asks once per row, and a row of a
-#: fast heuristic takes a millisecond where a stamp takes a few.
+#: Seconds a "no change" answer is reused while no module of the packages is newly
+#: imported: a study asks once per row, and a row of a fast heuristic takes a
+#: millisecond where a stamp takes a few.
 RECHECK = 0.5
 _last: list[float] = [-math.inf]
+_loaded: list[int] = [0]  # modules of the packages loaded at the last "no change"
+_changed: list[bool] = [False]  # once seen, for the life of the process
+
+
+def _package_modules() -> int:
+    return sum(1 for name in list(sys.modules) if name.partition(".")[0] in PACKAGES)
 
 
 def record() -> None:
@@ -105,13 +112,18 @@ def record() -> None:
     global AT_IMPORT, DIGEST_AT_IMPORT
     AT_IMPORT = stamp()
     DIGEST_AT_IMPORT = digest()
+    _loaded[0] = _package_modules()
 
 
 def changed_since_import() -> bool:
-    """Whether a source file's contents changed since ``import exactsched``.
+    """Whether the code this process runs may differ from the sources it hashed at import.
 
     The stamps are compared first (cheap); only when one moved are the contents
-    hashed again. "No change" is checked again after :data:`RECHECK` seconds.
+    hashed again. A stamp that moved with the same contents (``touch``, ``git
+    stash pop``) is no change, unless a module of the packages was imported since the
+    last check (it may have been read while the contents differed). A change, once
+    seen, is reported for the life of the process (the edited code may be loaded).
+    "No change" is reused for :data:`RECHECK` seconds while no module is newly imported.
 
     Examples
     --------
@@ -120,13 +132,17 @@ def changed_since_import() -> bool:
     False
     """
     global AT_IMPORT
+    if _changed[0]:
+        return True
     now = time.monotonic()
-    if now - _last[0] < RECHECK:
+    loaded = _package_modules()
+    if now - _last[0] < RECHECK and loaded == _loaded[0]:
         return False
     current = stamp()
     if current != AT_IMPORT:
-        if digest() != DIGEST_AT_IMPORT:
+        if loaded != _loaded[0] or digest() != DIGEST_AT_IMPORT:
+            _changed[0] = True
             return True
-        AT_IMPORT = current  # touched, same contents
-    _last[0] = now
+        AT_IMPORT = current  # touched, same contents, nothing read meanwhile
+    _last[0], _loaded[0] = now, loaded
     return False

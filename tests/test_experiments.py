@@ -564,6 +564,7 @@ def test_a_sweep_refuses_sources_edited_since_import(tmp_path, monkeypatch):
     monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/edited.py", 1, 1),))
     monkeypatch.setattr(_sources, "DIGEST_AT_IMPORT", "0" * 64)  # other contents
     monkeypatch.setattr(_sources, "_last", [-math.inf])  # no "unchanged" from before
+    monkeypatch.setattr(_sources, "_changed", [False])  # sticky: restored after the test
     assert runner.code_of("heft").endswith("/sources-changed-since-import")
     with pytest.raises(MethodError, match=r"^exactsched's sources changed after this Python"):
         run_sweep([TOPCUOGLU], "heft", exact="none", db=tmp_path / "s.sqlite", progress="none")
@@ -603,10 +604,18 @@ def test_sources_touched_without_a_change_are_no_change(monkeypatch):
 
     monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/touched.py", 1, 1),))
     monkeypatch.setattr(_sources, "_last", [-math.inf])
+    monkeypatch.setattr(_sources, "_changed", [False])
+    monkeypatch.setattr(_sources, "_loaded", [_sources._package_modules()])
     assert _sources.changed_since_import() is False
     assert _sources.stamp() == _sources.AT_IMPORT  # the new stamp, same contents
     assert code_fingerprint() == _sources.DIGEST_AT_IMPORT[:12] == _sources.digest()[:12]
     assert [name for name, _ in _sources.package_roots()] == list(_sources.PACKAGES)
+    # A stamp that moved while a module was newly imported: it may hold other code.
+    monkeypatch.setattr(_sources, "AT_IMPORT", (("exactsched/touched.py", 1, 1),))
+    monkeypatch.setattr(_sources, "_last", [-math.inf])
+    monkeypatch.setattr(_sources, "_loaded", [0])
+    assert _sources.changed_since_import() is True
+    assert _sources.changed_since_import() is True  # and stays so (sticky)
 
 
 def test_script_methods_travel_to_dask_worker_processes(tmp_path, bad_methods):

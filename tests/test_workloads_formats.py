@@ -547,8 +547,9 @@ def test_a_quoted_dot_weight_may_have_blanks_around_it():
     assert read_dot('digraph {\n a [Weight=" 3 "];\n}\n', 1).cost.tolist() == [[3.0]]
 
 
-def test_a_wfcommons_size_beyond_floats_is_named():
-    files = [{"id": "f", "sizeInBytes": 10**400}]
+@pytest.mark.parametrize("size", [10**400, -(10**400)])
+def test_a_wfcommons_size_beyond_floats_is_named(size):
+    files = [{"id": "f", "sizeInBytes": size}]
     spec = {"tasks": [{"id": "a", "outputFiles": ["f"]}], "files": files}
     run = {"tasks": [{"id": "a", "runtimeInSeconds": 1}]}
     text = json.dumps({"workflow": {"specification": spec, "execution": run}}) + "\n"

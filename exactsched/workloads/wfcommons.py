@@ -65,7 +65,7 @@ def _fail(label: str, where: str, message: str) -> InstanceError:
 def _number(value: Any, label: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail(label, where, f"expected a number, got {json.dumps(value)[:40]}")
-    if isinstance(value, int) and value > sys.float_info.max:  # isfinite() would overflow
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # isfinite() overflows
         raise _fail(label, where, f"expected a finite number, got {str(value)[:20]}...")
     if not math.isfinite(value) or value < 0:
         raise _fail(label, where, f"expected a finite number >= 0, got {value!r}")
