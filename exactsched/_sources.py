@@ -7,7 +7,7 @@ sources are edited (or reinstalled) while a process runs: modules imported
 before the edit run the old code, modules imported after it the new one, and
 neither is what a hash of the files taken later says. So ``import exactsched``
 hashes every source file then (:data:`DIGEST_AT_IMPORT`, the fingerprint of the
-code this process runs; about 120 files, 1.7 MB, some 10 ms) and records a stamp
+code this process runs; about 120 files, 1.7 MB, some 15-20 ms) and records a stamp
 of each (size, modification time); :func:`changed_since_import` tells a sweep
 that the files changed since (a stamp that moved with the same contents, after
 ``touch`` or ``git stash pop``, is no change).
