@@ -91,7 +91,7 @@ def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     ----------
     problem : Problem
     makespan : float
-        A schedule's makespan (a finite number >= 0).
+        As :func:`speedup`.
 
     Returns
     -------
@@ -101,10 +101,8 @@ def schedule_length_ratio(problem: Problem, makespan: float) -> float:
 
     Raises
     ------
-    TypeError
-        If ``problem`` is not a :class:`Problem`.
-    MethodError
-        If ``makespan`` is not a finite number >= 0.
+    TypeError, MethodError
+        As :func:`speedup`.
 
     Examples
     --------
@@ -130,7 +128,7 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
     ----------
     problem : Problem
     makespan : float
-        A schedule's makespan (a finite number >= 0).
+        As :func:`speedup`.
 
     Returns
     -------
@@ -139,10 +137,8 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
 
     Raises
     ------
-    TypeError
-        If ``problem`` is not a :class:`Problem`.
-    MethodError
-        If ``makespan`` is not a finite number >= 0.
+    TypeError, MethodError
+        As :func:`speedup`.
 
     Examples
     --------
@@ -175,7 +171,7 @@ def failed(problem: Problem, makespan: float) -> bool:
     ----------
     problem : Problem
     makespan : float
-        A schedule's makespan (a finite number >= 0).
+        As :func:`speedup`.
 
     Returns
     -------
@@ -185,10 +181,8 @@ def failed(problem: Problem, makespan: float) -> bool:
 
     Raises
     ------
-    TypeError
-        If ``problem`` is not a :class:`Problem`.
-    MethodError
-        If ``makespan`` is not a finite number >= 0.
+    TypeError, MethodError
+        As :func:`speedup`.
 
     Examples
     --------

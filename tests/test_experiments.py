@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -39,6 +40,19 @@ TIMING = ("seconds", "finished", "stats")
 
 def _content(store: Store) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in TIMING} for r in store.runs(schedules=True)]
+
+
+@contextlib.contextmanager
+def _threads_cluster():
+    """A client of an in-process Dask cluster: one worker thread (for monkeypatched runs)."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
 
 
 # ---- methods that misbehave, registered only for the test that uses them ----------
@@ -509,7 +523,7 @@ def test_rows_from_other_code_on_a_dask_cluster_are_not_stored(tmp_path, monkeyp
     # A worker started before an edit ran heft without insertion, and its rows were stored
     # under this code's key (an outside audit); a worker without a script's method stored
     # "not-applicable" for good. The sweep now stops with one line and stores neither.
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from exactsched.experiments import runner
 
     folder = _instances(tmp_path / "inst")
@@ -520,10 +534,7 @@ def test_rows_from_other_code_on_a_dask_cluster_are_not_stored(tmp_path, monkeyp
         monkeypatch.setattr(runner, "code_of", lambda method, ran_by=ran_by: ran_by)
         db = tmp_path / f"{len(why)}.sqlite"
         with (
-            distributed.LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
+            _threads_cluster() as client,
             pytest.raises(MethodError, match=f"^heft: .*{why}.*nothing was stored"),
         ):
             run_sweep([folder], db=db, dask=client, **common)
@@ -538,16 +549,13 @@ def test_a_row_from_an_older_dask_worker_is_not_stored(tmp_path, monkeypatch):
     # Workers of an exactsched from before the code check send rows without ran_by: they
     # were stored under this code's key (an outside audit: heft 216 where the code gives
     # 206). The sweep stops with one line and stores nothing.
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from exactsched.experiments import cluster, runner
 
     monkeypatch.setattr(cluster, "execute", runner._execute)  # an older worker's execute
     db = tmp_path / "s.sqlite"
     with (
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as local,
-        distributed.Client(local) as client,
+        _threads_cluster() as client,
         pytest.raises(MethodError, match=r"^--dask: a worker returned a row without the code"),
     ):
         run_sweep([TOPCUOGLU], "heft", exact="none", db=db, dask=client, progress="none")
@@ -572,7 +580,7 @@ def test_a_sweep_refuses_sources_edited_since_import(tmp_path, monkeypatch):
 
 
 def test_a_script_method_that_cannot_travel_is_named(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     import threading
 
     lock = threading.Lock()
@@ -584,10 +592,7 @@ def test_a_script_method_that_cannot_travel_is_named(tmp_path):
     exactsched.register("test-locked", kind="heuristic", description="t", source="t")(locked)
     try:
         with (
-            distributed.LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
-            ) as local,
-            distributed.Client(local) as client,
+            _threads_cluster() as client,
             pytest.raises(MethodError, match=r"^test-locked: cannot be sent to the Dask workers"),
         ):
             run_sweep([TOPCUOGLU], "test-locked", exact="none", db=tmp_path / "s.sqlite",

@@ -19,6 +19,22 @@ def _fresh_est(builder: ScheduleBuilder, task: int) -> np.ndarray:
     return builder.eft(task)[0]
 
 
+def _place_checking(problem: Problem, insertion: bool, rng, processors=None) -> None:
+    """Place random ready tasks; before each, every ready row equals a fresh engine query.
+
+    ``processors(t)`` the processors a task may be placed on (default: its allowed ones).
+    """
+    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
+    while len(table):
+        tasks = table.ready()
+        for t in tasks.tolist():
+            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
+        t = int(rng.choice(tasks))
+        allowed = np.flatnonzero(problem.allowed[t]) if processors is None else processors(t)
+        table.place(t, int(rng.choice(allowed)))
+    assert validate(problem, table.builder.to_schedule()) == []
+
+
 @pytest.mark.parametrize("insertion", [False, True])
 @pytest.mark.parametrize("seed", range(6))
 def test_table_stays_exact_under_random_placements(seed, insertion):
@@ -28,16 +44,7 @@ def test_table_stays_exact_under_random_placements(seed, insertion):
     problem = random_instance(
         25, 4, topology=topology, n_order=3, n_isolation=6, affinity=0.2, ccr=2.0, seed=seed
     )
-    rng = np.random.default_rng(seed)
-    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
-    while len(table):
-        tasks = table.ready()
-        for t in tasks.tolist():
-            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
-        t = int(rng.choice(tasks))
-        q = int(rng.choice(np.flatnonzero(problem.allowed[t])))
-        table.place(t, q)
-    assert validate(problem, table.builder.to_schedule()) == []
+    _place_checking(problem, insertion, np.random.default_rng(seed))
 
 
 @pytest.mark.parametrize("insertion", [False, True])
@@ -55,14 +62,7 @@ def test_table_stays_exact_with_zero_cost_tasks(seed, insertion):
                                                       base.arc_unit, strict=False)],
         isolation=list(zip(base.iso_a.tolist(), base.iso_b.tolist(), strict=True)),
     )  # fmt: skip
-    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
-    while len(table):
-        tasks = table.ready()
-        for t in tasks.tolist():
-            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
-        t = int(rng.choice(tasks))
-        table.place(t, int(rng.choice(np.flatnonzero(problem.allowed[t]))))
-    assert validate(problem, table.builder.to_schedule()) == []
+    _place_checking(problem, insertion, rng)
 
 
 def _tiny_cost_instance(seed: int) -> Problem:
@@ -84,15 +84,8 @@ def test_table_stays_exact_with_sub_ulp_positive_costs(seed, insertion):
     # A task whose float finish equals its start still occupies its processor: the
     # incremental table must recompute exactly the rows such a placement affects.
     problem = _tiny_cost_instance(seed)
-    rng = np.random.default_rng(seed)
-    table = ReadyTable(ScheduleBuilder(problem, insertion=insertion))
-    while len(table):
-        tasks = table.ready()
-        for t in tasks.tolist():
-            assert np.array_equal(table.est[t], _fresh_est(table.builder, t)), t
-        t = int(rng.choice(tasks))
-        table.place(t, int(rng.integers(problem.n_processors)))
-    assert validate(problem, table.builder.to_schedule()) == []
+    every = np.arange(problem.n_processors)
+    _place_checking(problem, insertion, np.random.default_rng(seed), lambda t: every)
 
 
 def test_rounds_hold_released_tasks():
