@@ -43,15 +43,23 @@ def _content(store: Store) -> list[dict]:
 
 
 @contextlib.contextmanager
-def _threads_cluster():
-    """A client of an in-process Dask cluster: one worker thread (for monkeypatched runs)."""
+def _local_cluster(processes: bool = False):
+    """A local Dask cluster of one single-threaded worker and its client: in this process
+    (``processes=False``, for monkeypatched runs) or in a process of its own."""
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1, threads_per_worker=1, processes=processes, dashboard_address=None
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
+        yield cluster, client
+
+
+@contextlib.contextmanager
+def _threads_cluster():
+    """A client of an in-process Dask cluster: one worker thread (for monkeypatched runs)."""
+    with _local_cluster() as (_, client):
         yield client
 
 
@@ -627,13 +635,7 @@ def test_script_methods_travel_to_dask_worker_processes(tmp_path, bad_methods):
     # Worker processes know only the packages' methods: the sweep ships a script's to
     # them (they stored "not-applicable: unknown method" for good, an outside audit),
     # and a run that kills its worker process is an error row, the sweep going on.
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with _local_cluster(processes=True) as (cluster, client):
         common = dict(exact="none", db=tmp_path / "s.sqlite", dask=client, progress="none")
         run_sweep([TOPCUOGLU], "test-stamp:path=" + str(tmp_path / "stamps") + ",heft", **common)
         # One death is enough (no retries); alone, so that no queued run dies with it.
