@@ -728,6 +728,33 @@ def _print_result(args: argparse.Namespace, problem: Any, result: Any, document:
     return EXIT_OK
 
 
+def check_distinct(*outputs: tuple[str, str | None]) -> None:
+    """Refuse two outputs (or an output and the study database) at one path, before
+    any work: one would replace the other (a report written over a new database, a
+    report and its plots in one folder; outside audits).
+
+    Examples
+    --------
+    >>> check_distinct(("--report", "a.md"), ("--output", "./a.md"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    exactsched.errors.MethodError: --output ./a.md: is also --report a.md; one would ...
+    """
+    from exactsched._output import is_device, writes_stdout
+
+    seen: dict[str, tuple[str, str]] = {}
+    for option, path in outputs:
+        if not path or path == ":memory:" or writes_stdout(path) or is_device(path):
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            first, where = seen[key]
+            raise MethodError(
+                f"{option} {path}: is also {first} {where}; one would replace the other"
+            )
+        seen[key] = (option, path)
+
+
 def check_output(
     path: str | None, option: str, folder: bool = False, keep: Sequence[str | None] = ()
 ) -> None:

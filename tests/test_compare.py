@@ -672,3 +672,56 @@ def test_gantt_svg_ids_are_unique_and_name_every_task(tmp_path):
     assert len(ids) == len(set(ids))
     escaped = {"<&>": "&lt;&amp;&gt;"}
     assert {f"task:{escaped.get(n, n)}" for n in names} <= set(ids)
+
+
+# ---- outputs that would replace each other; addresses where no scheduler speaks ----
+
+
+@pytest.mark.parametrize(
+    ("argv", "clash"),
+    [
+        (["compare", "{t}", "--exact", "none", "--methods", "heft", "--db", "x.sqlite",
+          "--report", "x.sqlite"], "--report x.sqlite: is also --db x.sqlite"),
+        (["compare", "{t}", "--exact", "none", "--methods", "heft", "--report", "pl",
+          "--plots", "pl"], "--plots pl: is also --report pl"),
+        (["results", "{db}", "--json", "-o", "x.md", "--report", "./x.md"],
+         "--output x.md: is also --report ./x.md"),
+    ],
+)  # fmt: skip
+def test_two_outputs_at_one_path_are_refused_before_any_work(
+    tmp_path, capsys, monkeypatch, argv, clash
+):
+    # A report written over a new study database lost every run; a report and plots in
+    # one folder failed after the study; results -o and --report kept one of the two.
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "s.sqlite"
+    assert run(capsys, "compare", TOPCUOGLU, "--exact", "none", "--methods", "heft", "-q",
+               "--db", db)[0] == 0  # fmt: skip
+    status, _, err = run(capsys, *[a.format(t=TOPCUOGLU, db=db) for a in argv])
+    assert status == 2 and clash in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.sqlite").exists() and not (tmp_path / "pl").exists()
+
+
+def test_a_dask_address_where_no_scheduler_speaks_is_refused(tmp_path, capsys, monkeypatch):
+    # Client() waited forever on a port where a web server (or nothing that speaks)
+    # listens; tls:// without a security context was an internal error (exit 3).
+    pytest.importorskip("distributed")
+    import socket
+    import threading
+
+    from exactsched.experiments import cluster
+
+    monkeypatch.setattr(cluster, "HANDSHAKE_SECONDS", 0.5)
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    db = tmp_path / "d.sqlite"
+    base = ["compare", TOPCUOGLU, "--exact", "none", "--methods", "heft", "-q", "--db", db]
+    try:
+        status, _, err = run(capsys, *base, "--dask", f"tcp://127.0.0.1:{port}")
+        assert status == 2 and "no Dask scheduler answered" in err and not db.exists()
+        status, _, err = run(capsys, *base, "--dask", "tls://127.0.0.1:1")
+        assert status == 2 and "cannot connect" in err and "Traceback" not in err
+    finally:
+        server.close()

@@ -16,7 +16,14 @@ import sys
 from typing import Any
 
 from exactsched._output import atomic_write, number_text, printable
-from exactsched.cli import check_output, emit_json, seconds_arg, seed_arg, workers_arg
+from exactsched.cli import (
+    check_distinct,
+    check_output,
+    emit_json,
+    seconds_arg,
+    seed_arg,
+    workers_arg,
+)
 from exactsched.errors import MethodError
 
 __all__ = ["add_parsers"]
@@ -270,6 +277,12 @@ def compare_json(rows: list[dict[str, Any]], outcome: Any) -> dict[str, Any]:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--report``, ``--plots`` and ``--output`` paths that cannot be written."""
     study = (getattr(args, "db", None),)  # never write a report over the database
+    check_distinct(
+        ("--db", getattr(args, "db", None)),
+        ("--report", args.report),
+        ("--plots", args.plots),
+        ("--output", getattr(args, "output", None)),
+    )
     check_output(args.report, "--report", keep=study)
     check_output(args.plots, "--plots", folder=True, keep=study)
     check_output(getattr(args, "output", None), "--output", keep=study)

@@ -34,7 +34,7 @@ from typing import Any
 from exactsched.errors import MethodError
 from exactsched.experiments.runner import Task, error_row, execute
 
-__all__ = ["run_on_dask", "connect"]
+__all__ = ["run_on_dask", "connect", "check_address"]
 
 
 def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[], None]]:
@@ -81,7 +81,32 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
             cluster.close()
 
         return client, close
-    from distributed.comm.addressing import get_address_host_port
+    check_address(address)
+    try:
+        client = Client(address, timeout=30)
+    except (OSError, TimeoutError) as exc:
+        raise MethodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
+    except Exception as exc:  # noqa: BLE001  (tls:// without a security context, ...)
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise MethodError(f"--dask {address}: cannot connect ({detail})") from None
+    return client, client.close
+
+
+def check_address(address: str) -> None:
+    """Refuse a scheduler address that is malformed, unknown or where no scheduler
+    speaks, in one line (a sweep asks before it creates its database).
+
+    Raises
+    ------
+    MethodError
+        Naming the address and what is wrong with it.
+    """
+    try:
+        from distributed.comm.addressing import get_address_host_port
+    except ImportError:
+        raise MethodError(
+            '--dask: the distributed package is not installed (pip install "exactsched[dask]")'
+        ) from None
 
     # Check the address before Client(): a Client whose constructor fails on a malformed
     # address can deadlock later, when the garbage collector closes it.
@@ -98,11 +123,36 @@ def connect(address: Any, processes: int | None = None) -> tuple[Any, Callable[[
         socket.getaddrinfo(host, port)
     except (OSError, UnicodeError) as exc:
         raise MethodError(f"--dask {address}: unknown host {host!r} ({exc})") from None
+    if "://" not in address or address.startswith("tcp://"):
+        _check_it_answers(address, host, port)
+
+
+#: Seconds a scheduler has to send its handshake once connected.
+HANDSHAKE_SECONDS = 10.0
+
+
+def _check_it_answers(address: str, host: str, port: int) -> None:
+    """Refuse a TCP address where no Dask scheduler speaks.
+
+    A Dask listener writes its handshake as soon as a connection is accepted;
+    ``Client()`` waited forever on a port where something else listens (a web
+    server waits for a request) or nothing answers (an outside audit).
+    """
+    import socket
+
     try:
-        client = Client(address, timeout=30)
-    except (OSError, TimeoutError) as exc:
+        with socket.create_connection((host, port), timeout=HANDSHAKE_SECONDS) as sock:
+            sock.settimeout(HANDSHAKE_SECONDS)
+            first = sock.recv(1)
+    except TimeoutError:
+        first = b""
+    except OSError as exc:
         raise MethodError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    return client, client.close
+    if not first:
+        raise MethodError(
+            f"--dask {address}: no Dask scheduler answered within {HANDSHAKE_SECONDS:g} s"
+            " (something else listens there, or nothing that speaks)"
+        )
 
 
 def run_on_dask(

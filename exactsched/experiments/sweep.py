@@ -350,6 +350,11 @@ def run_sweep(
             " key names the code that runs"
         )
 
+    if isinstance(dask, str) and dask != "local":
+        from exactsched.experiments.cluster import check_address
+
+        check_address(dask)  # before a database is created for a sweep that cannot run
+
     # An exact method named among the heuristics runs as the exact ones do: with the
     # time limit, workers, seed and certification.
     listed = _specs(methods, "heuristic")
