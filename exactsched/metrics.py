@@ -79,8 +79,7 @@ def speedup(problem: Problem, makespan: float) -> float:
     >>> minimal_serial_time(p), speedup(p, 80)  # HEFT's makespan is 80
     (127.0, 1.5875)
     """
-    problem = require_problem(problem, "speedup")
-    makespan = _makespan(makespan, "speedup")
+    problem, makespan = _checked(problem, makespan, "speedup")
     return minimal_serial_time(problem) / makespan if makespan > 0 else float("inf")
 
 
@@ -111,8 +110,7 @@ def schedule_length_ratio(problem: Problem, makespan: float) -> float:
     >>> round(schedule_length_ratio(p, 80), 3)  # HEFT's makespan is 80
     1.481
     """
-    problem = require_problem(problem, "schedule_length_ratio")
-    makespan = _makespan(makespan, "schedule_length_ratio")
+    problem, makespan = _checked(problem, makespan, "schedule_length_ratio")
     return _over_path(makespan, optimistic_critical_path(problem))
 
 
@@ -147,16 +145,20 @@ def slr_cp_min(problem: Problem, makespan: float) -> float:
     >>> round(slr_cp_min(p, 80), 3), round(schedule_length_ratio(p, 80), 3)
     (1.951, 1.481)
     """
-    problem = require_problem(problem, "slr_cp_min")
-    makespan = _makespan(makespan, "slr_cp_min")
+    problem, makespan = _checked(problem, makespan, "slr_cp_min")
     return _over_path(makespan, critical_path_bound(problem))
 
 
-def _makespan(value: Any, where: str) -> float:
-    """``value`` as a float if it can be a makespan (a finite number >= 0)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < math.inf:
-        raise MethodError(f"{where}: makespan must be a finite number >= 0, got {value!r}")
-    return float(value)
+def _checked(problem: Any, makespan: Any, where: str) -> tuple[Problem, float]:
+    """The arguments of a metric: a :class:`Problem` and a finite makespan >= 0 (a float)."""
+    problem = require_problem(problem, where)
+    if (
+        isinstance(makespan, bool)
+        or not isinstance(makespan, numbers.Real)
+        or not 0 <= makespan < math.inf
+    ):
+        raise MethodError(f"{where}: makespan must be a finite number >= 0, got {makespan!r}")
+    return problem, float(makespan)
 
 
 def _over_path(makespan: float, cp: float) -> float:
@@ -191,6 +193,5 @@ def failed(problem: Problem, makespan: float) -> bool:
     >>> minimal_serial_time(p), failed(p, 80), failed(p, 127), failed(p, 128)
     (127.0, False, False, True)
     """
-    problem = require_problem(problem, "failed")
-    makespan = _makespan(makespan, "failed")
+    problem, makespan = _checked(problem, makespan, "failed")
     return bool(makespan > minimal_serial_time(problem) * (1 + 1e-12))

@@ -48,3 +48,9 @@ def small_zoo() -> list[tuple[str, Problem]]:
         ("hypercube-frac", random_instance(20, 8, topology="hypercube", integral=False, seed=4))
     )
     return zoo
+
+
+def profile_row(instance: str, label: str, makespan: float | None, status: str = "feasible"):
+    """A study row as :func:`exactsched.experiments.plots.performance_profile` reads it."""
+    return dict(instance_key=instance, label=label, makespan=makespan, status=status,
+                seconds=0.1)  # fmt: skip

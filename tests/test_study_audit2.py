@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 import pytest
+from shared_cases import profile_row
 
 from exactsched.experiments import Store, load_rows, run_sweep
 from exactsched.experiments import pool as pool_module
@@ -185,10 +186,7 @@ def test_the_profile_leaves_out_instances_a_method_never_ran_on(capsys, tmp_path
 def test_the_profile_leaves_out_refusals_and_keeps_errors_as_failures():
     from exactsched.experiments.plots import performance_profile
 
-    def row(instance, label, makespan, status="feasible"):
-        return dict(instance_key=instance, label=label, makespan=makespan, status=status,
-                    seconds=0.1)  # fmt: skip
-
+    row = profile_row
     rows = [
         row("a", "x", 10.0), row("a", "y", 10.0),
         row("b", "x", 10.0), row("b", "y", None, "not-applicable"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from shared_cases import profile_row
+
 from exactsched import Problem
 from exactsched.experiments.plots import performance_profile
 from exactsched.experiments.report import _ORDERS, _grouped, _known_text
@@ -14,10 +16,7 @@ def test_nothing_to_communicate_is_ccr_0_even_with_nothing_to_compute():
 
 
 def test_an_instance_every_method_failed_on_counts_in_the_profile():
-    def row(instance, label, makespan, status="feasible"):
-        return dict(instance_key=instance, label=label, makespan=makespan, status=status,
-                    seconds=0.1)  # fmt: skip
-
+    row = profile_row
     rows = [
         row("a", "x", 10.0), row("a", "y", 12.0),
         row("b", "x", 10.0), row("b", "y", 10.0),

@@ -26,7 +26,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from exactsched.errors import MethodError
 from exactsched.experiments.fingerprint import outside_fingerprint
 from exactsched.experiments.runner import SHIPPED
-from exactsched.registry import MethodInfo, get_method
+from exactsched.registry import get_method
 
 __all__ = ["ScriptMethods", "ship_methods"]
 
@@ -34,14 +34,14 @@ __all__ = ["ScriptMethods", "ship_methods"]
 class ScriptMethods(WorkerPlugin):
     """A worker plugin registering methods of a client's script.
 
-    ``payloads`` holds one cloudpickle of ``(MethodInfo, fingerprint)`` per method,
-    each function pickled by value (its module need not exist on the worker). One
+    ``payload`` is the cloudpickle of one ``(MethodInfo, fingerprint)``, the
+    function pickled by value (its module need not exist on the worker). One
     that cannot be loaded there (it needs a module the worker lacks) leaves that
     method unknown: its runs come back ``unregistered`` and the sweep names it.
     """
 
-    def __init__(self, payloads: list[bytes], name: str) -> None:
-        self.payloads = payloads
+    def __init__(self, payload: bytes, name: str) -> None:
+        self.payload = payload
         self.name = name  # one per method name (ship_methods)
 
     def setup(self, worker: Any) -> None:
@@ -50,20 +50,17 @@ class ScriptMethods(WorkerPlugin):
         from exactsched.registry import _REGISTRY, _load_builtin
 
         _load_builtin()  # the built-in names first: a script's may not shadow them
-        methods: list[tuple[MethodInfo, str]] = []
-        for payload in self.payloads:
-            try:
-                methods.append(cloudpickle.loads(payload))
-            except Exception:  # noqa: BLE001, S112  (unknown here: the sweep says which)
-                continue
-        for info, code in methods:
-            own = _REGISTRY.get(info.name)
-            if own is not None and not outside_fingerprint([own.func]):
-                continue  # a method of the packages is never replaced
-            # (A script the worker imported itself, as multiprocessing's __mp_main__,
-            # registered the same function under another module name: the client's wins.)
-            _REGISTRY[info.name] = info
-            SHIPPED[info.name] = code
+        try:
+            info, code = cloudpickle.loads(self.payload)
+        except Exception:  # noqa: BLE001  (unknown here: the sweep says which)
+            return
+        own = _REGISTRY.get(info.name)
+        if own is not None and not outside_fingerprint([own.func]):
+            return  # a method of the packages is never replaced
+        # (A script the worker imported itself, as multiprocessing's __mp_main__,
+        # registered the same function under another module name: the client's wins.)
+        _REGISTRY[info.name] = info
+        SHIPPED[info.name] = code
 
 
 def ship_methods(client: Any, methods: Iterable[str]) -> None:
@@ -105,4 +102,4 @@ def ship_methods(client: Any, methods: Iterable[str]) -> None:
     # worker that restarts registers the version the latest sweep sent (plugins named
     # by contents piled up, and a restart replayed them in their first order).
     for (info, _), payload in zip(outside, payloads, strict=True):
-        client.register_plugin(ScriptMethods([payload], f"exactsched-script-method-{info.name}"))
+        client.register_plugin(ScriptMethods(payload, f"exactsched-script-method-{info.name}"))
